@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "LivePush",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "LivePush", targets: ["LivePush"]),
+        // The receiver and fault-injecting loopback live in their own product so that
+        // production builds of an app do not link them.
+        .library(name: "LivePushLoopback", targets: ["LivePushLoopback"]),
+        .executable(name: "livepush", targets: ["livepush"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CRTMP",
+            pkgConfig: "librtmp",
+            providers: [.apt(["librtmp-dev"])]
+        ),
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
+        ),
+        // Wire formats shared by the pusher and the loopback: AMF0, FLV tags, RTMP chunking.
+        .target(name: "LivePushWire"),
+        .target(
+            name: "LivePush",
+            dependencies: ["CRTMP", "CFFmpeg", "LivePushWire"]
+        ),
+        .target(
+            name: "LivePushLoopback",
+            dependencies: [
+                "LivePushWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "livepush",
+            dependencies: [
+                "LivePush",
+                "LivePushLoopback",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "LivePushTests",
+            dependencies: ["LivePush", "LivePushWire", "LivePushLoopback"]
+        ),
+        .testTarget(
+            name: "LivePushIntegrationTests",
+            dependencies: ["LivePush", "LivePushLoopback"]
+        ),
+    ]
+)

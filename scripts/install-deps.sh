@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages LivePush builds and tests against.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  pkg-config librtmp-dev \
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
+  ffmpeg nginx libnginx-mod-rtmp python3 >/dev/null
+# The Debian nginx package starts a system service on port 80; the tests run their own.
+$SUDO systemctl disable --now nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
+echo "install-deps: done"
