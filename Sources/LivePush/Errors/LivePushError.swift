@@ -1,0 +1,113 @@
+/// The one error type LivePush throws and reports.
+///
+/// Every error carries a stable numeric ``Code`` (the numbers of the reference mobile push SDK
+/// where the meaning is the same, LivePush's own in the same style otherwise) and a sentence
+/// that says what went wrong. `detail` adds the specific cause; it never contains secrets
+/// such as a full `auth_key` (see ``Redaction``).
+public struct LivePushError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: Code
+    /// The specific cause, e.g. the path that was not found or the server's status code.
+    public let detail: String?
+
+    public init(_ code: Code, _ detail: String? = nil) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// The sentence that describes the code, followed by the detail.
+    public var message: String {
+        guard let detail, !detail.isEmpty else { return code.sentence }
+        return "\(code.sentence) (\(detail))"
+    }
+
+    public var description: String {
+        "LivePushError \(code.rawValue) [\(code.hex)] \(code.name): \(message)"
+    }
+}
+
+extension LivePushError {
+    /// Stable numeric codes. The raw value is what the reference SDK's `onSDKError` would report.
+    public enum Code: Int, Sendable, CaseIterable, Codable {
+        // Reference SDK codes (push lifecycle)
+        case invalidState = 0x3002_0901
+        case urlSetupFailed = 0x3002_0902
+        case connectFailed = 0x3002_0903
+        case publishFailed = 0x3002_0904
+        case invalidURL = 0x3002_0905
+        case reconnectFailed = 0x3002_0906
+        case sendDataTimeout = 0x3002_0907
+        case startPushTimeout = 0x3002_0908
+        // Reference SDK codes (system)
+        case rtmpStartFailed = 0x3001_0900
+        case outOfMemory = 0x3001_0901
+        // Reference SDK codes (quality)
+        case networkTooPoor = 0x3002_0301
+        case bitrateAdjustFailed = 0x3002_0302
+        case lowPerformance = 0x3002_0303
+        // Reference SDK codes (inputs)
+        case videoInputOpenFailed = 0x1000_5003
+        case audioInputOpenFailed = 0x1000_5004
+        case bgmOpenFailed = 0x3001_0501
+        case bgmDownloadTimeout = 0x3001_0502
+        // LivePush: specific connect failures (0x300209xx continues the reference's push range)
+        case connectionRefused = 0x3002_0909
+        case hostNotFound = 0x3002_090A
+        case handshakeFailed = 0x3002_090B
+        case connectRejected = 0x3002_090C
+        case publishRejected = 0x3002_090D
+        case authExpired = 0x3002_090E
+        case connectionLost = 0x3002_090F
+        // LivePush: media input (0x300301xx)
+        case fileNotFound = 0x3003_0101
+        case notMedia = 0x3003_0102
+        case noUsableStream = 0x3003_0103
+        case unsupportedCodec = 0x3003_0104
+        case encoderUnavailable = 0x3003_0105
+        case mediaReadFailed = 0x3003_0106
+        case transcodeFailed = 0x3003_0107
+
+        public var hex: String {
+            let digits = String(rawValue, radix: 16)
+            return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+        }
+
+        public var name: String { String(describing: self) }
+
+        /// One sentence, stable, suitable for a user-facing message.
+        public var sentence: String {
+            switch self {
+            case .invalidState: "The pusher is in a state that does not allow this operation."
+            case .urlSetupFailed: "The push URL could not be set up for the RTMP session."
+            case .connectFailed: "Connecting to the RTMP server failed."
+            case .publishFailed: "The RTMP stream could not be published."
+            case .invalidURL: "The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name."
+            case .reconnectFailed: "Reconnecting failed after all retries were used."
+            case .sendDataTimeout: "Sending data timed out: the server stopped accepting data."
+            case .startPushTimeout: "Starting the push timed out."
+            case .rtmpStartFailed: "The RTMP session could not be started."
+            case .outOfMemory: "Out of memory."
+            case .networkTooPoor: "The network is too poor to sustain the push."
+            case .bitrateAdjustFailed: "Adjusting the encoder bitrate failed."
+            case .lowPerformance: "Encoding or filtering cannot keep up with real time."
+            case .videoInputOpenFailed: "The video input could not be opened."
+            case .audioInputOpenFailed: "The audio input could not be opened."
+            case .bgmOpenFailed: "The background music could not be opened."
+            case .bgmDownloadTimeout: "Downloading the background music timed out."
+            case .connectionRefused: "The RTMP server refused the TCP connection."
+            case .hostNotFound: "The RTMP server's host name could not be resolved."
+            case .handshakeFailed: "The RTMP handshake with the server failed or timed out."
+            case .connectRejected: "The RTMP server rejected the connect command."
+            case .publishRejected: "The RTMP server rejected the publish (bad stream name, already publishing or not allowed)."
+            case .authExpired: "The push URL's auth_key has expired."
+            case .connectionLost: "The connection to the RTMP server was lost."
+            case .fileNotFound: "The media file does not exist or cannot be read."
+            case .notMedia: "The file is not a media file that can be demuxed."
+            case .noUsableStream: "The media file has no audio or video stream that can be pushed."
+            case .unsupportedCodec: "The media file uses a codec that can be neither copied nor decoded."
+            case .encoderUnavailable: "The encoder needed for transcoding (H.264 or AAC) is not available."
+            case .mediaReadFailed: "Reading the media file failed."
+            case .transcodeFailed: "Decoding or re-encoding the media failed."
+            }
+        }
+    }
+}

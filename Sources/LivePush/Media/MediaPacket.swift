@@ -1,0 +1,41 @@
+/// One compressed access unit ready for FLV packaging.
+///
+/// Video data is AVCC (4-byte length-prefixed NAL units); audio data is a raw AAC frame
+/// (no ADTS header). Timestamps are in microseconds on the source's timeline; the pusher
+/// re-stamps them onto its one monotonic output clock.
+public struct MediaPacket: Sendable {
+    public enum Kind: Sendable, Equatable { case video, audio }
+
+    /// How much a video frame matters to the frames after it; drives the send-queue drop policy.
+    public enum Importance: Int, Sendable, Comparable {
+        /// Nothing references it (B-frames, audio is never dropped by importance).
+        case disposable = 0
+        /// Referenced by later frames of its GOP (P-frames).
+        case reference = 1
+        /// Starts a GOP (IDR keyframe).
+        case key = 2
+
+        public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var kind: Kind
+    public var data: [UInt8]
+    /// Decode timestamp, microseconds.
+    public var dts: Int64
+    /// Presentation timestamp, microseconds (>= dts for B-frame streams).
+    public var pts: Int64
+    /// Duration, microseconds (0 when unknown).
+    public var duration: Int64
+    public var importance: Importance
+
+    public var isKeyframe: Bool { importance == .key }
+
+    public init(kind: Kind, data: [UInt8], dts: Int64, pts: Int64, duration: Int64 = 0, importance: Importance) {
+        self.kind = kind
+        self.data = data
+        self.dts = dts
+        self.pts = pts
+        self.duration = duration
+        self.importance = importance
+    }
+}

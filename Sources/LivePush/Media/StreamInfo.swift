@@ -1,0 +1,61 @@
+/// What a media source will produce: the tracks, their codec configuration and the duration.
+public struct StreamInfo: Sendable, Equatable {
+    public var video: VideoTrackInfo?
+    public var audio: AudioTrackInfo?
+    /// Total duration in microseconds, 0 when unknown (live sources).
+    public var duration: Int64
+
+    public init(video: VideoTrackInfo?, audio: AudioTrackInfo?, duration: Int64) {
+        self.video = video
+        self.audio = audio
+        self.duration = duration
+    }
+}
+
+/// An H.264 video track as it will be sent.
+public struct VideoTrackInfo: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// Frames per second (0 when unknown).
+    public var frameRate: Double
+    /// Bits per second (0 when unknown).
+    public var bitrate: Int
+    /// AVCDecoderConfigurationRecord (the FLV AVC sequence header body).
+    public var decoderConfiguration: [UInt8]
+
+    public init(width: Int, height: Int, frameRate: Double, bitrate: Int, decoderConfiguration: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.bitrate = bitrate
+        self.decoderConfiguration = decoderConfiguration
+    }
+}
+
+/// An AAC audio track as it will be sent.
+public struct AudioTrackInfo: Sendable, Equatable {
+    public var sampleRate: Int
+    public var channels: Int
+    /// Bits per second (0 when unknown).
+    public var bitrate: Int
+    /// AudioSpecificConfig (the FLV AAC sequence header body).
+    public var audioSpecificConfig: [UInt8]
+
+    public init(sampleRate: Int, channels: Int, bitrate: Int, audioSpecificConfig: [UInt8]) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitrate = bitrate
+        self.audioSpecificConfig = audioSpecificConfig
+    }
+}
+
+/// A source of compressed packets: a file today, any frame source tomorrow.
+///
+/// A source is used from one thread at a time; it is not shared.
+public protocol MediaSource: AnyObject {
+    var info: StreamInfo { get }
+    /// The next packet in decode order, or nil at the end of the media.
+    func nextPacket() throws(LivePushError) -> MediaPacket?
+    /// Go back to the start, for looping. Timestamps restart at the source's origin.
+    func rewind() throws(LivePushError)
+}

@@ -1,0 +1,1 @@
+// AMF0, FLV and RTMP chunk wire formats live here.
