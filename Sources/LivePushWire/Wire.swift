@@ -1,1 +1,0 @@
-// AMF0, FLV and RTMP chunk wire formats live here.
