@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "LivePush",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "LivePush", targets: ["LivePush"]),
         // The receiver and fault-injecting loopback live in their own product so that
@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -30,7 +31,10 @@ let package = Package(
         .target(name: "LivePushWire"),
         .target(
             name: "LivePush",
-            dependencies: ["CRTMP", "CFFmpeg", "LivePushWire"]
+            dependencies: [
+                "CRTMP", "CFFmpeg", "LivePushWire",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "LivePushLoopback",

@@ -1,0 +1,32 @@
+/// Masks secrets before anything is logged, printed or put in an error.
+///
+/// A push URL's query can carry an `auth_key` (whose hash lets anyone publish until it
+/// expires) or a token; only a short prefix survives so that two URLs can still be told apart.
+public enum Redaction {
+    /// Query parameters whose values are secret.
+    public static let secretParameters: Set<String> = ["auth_key", "token", "key", "secret", "sign", "signature", "password", "pwd"]
+
+    /// Keeps the first 4 characters of a secret value and masks the rest.
+    public static func mask(_ value: some StringProtocol) -> String {
+        value.count <= 4 ? "****" : "\(value.prefix(4))****"
+    }
+
+    /// Masks every secret query parameter, and a password in the authority, of a URL string.
+    public static func redactURL(_ url: String) -> String {
+        var result = url
+        if let schemeEnd = result.range(of: "://"),
+           let at = result[schemeEnd.upperBound...].firstIndex(of: "@"),
+           !result[schemeEnd.upperBound..<at].contains("/") {
+            result.replaceSubrange(schemeEnd.upperBound..<at, with: "****")
+        }
+        guard let q = result.firstIndex(of: "?") else { return result }
+        let query = result[result.index(after: q)...]
+        let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<eq]
+            guard secretParameters.contains(name.lowercased()) else { return String(pair) }
+            return "\(name)=\(mask(pair[pair.index(after: eq)...]))"
+        }
+        return String(result[...q]) + parameters.joined(separator: "&")
+    }
+}

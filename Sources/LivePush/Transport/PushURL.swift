@@ -1,0 +1,79 @@
+/// A validated `rtmp://` or `rtmps://` push URL.
+///
+/// librtmp's own parser is lenient (it accepts a host with a space, a missing stream name)
+/// and then fails late with a vague error; validating here gives the user the
+/// `invalidURL` code and a sentence before anything touches the network.
+public struct PushURL: Sendable, Equatable, CustomStringConvertible {
+    public enum Scheme: String, Sendable { case rtmp, rtmps }
+
+    public let scheme: Scheme
+    public let host: String
+    public let port: Int
+    /// The application path, e.g. `live` or `live/instance`.
+    public let app: String
+    /// The stream name (the publish name), without the query.
+    public let streamName: String
+    /// The query string without the leading `?` (e.g. `auth_key=...`), empty when absent.
+    public let query: String
+    /// The URL as given.
+    public let rawValue: String
+
+    public init(_ string: String) throws(LivePushError) {
+        func invalid(_ why: String) -> LivePushError {
+            LivePushError(.invalidURL, "\(why): \(Redaction.redactURL(string))")
+        }
+        guard let schemeEnd = string.range(of: "://") else { throw invalid("missing scheme") }
+        guard let scheme = Scheme(rawValue: String(string[..<schemeEnd.lowerBound]).lowercased()) else {
+            throw invalid("scheme must be rtmp or rtmps")
+        }
+        let rest = string[schemeEnd.upperBound...]
+        guard !rest.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else {
+            throw invalid("whitespace in URL")
+        }
+        let pathAndQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let query = pathAndQuery.count > 1 ? String(pathAndQuery[1]) : ""
+        let components = pathAndQuery[0].split(separator: "/", omittingEmptySubsequences: false)
+        let authority = String(components[0])
+        guard !authority.isEmpty else { throw invalid("missing host") }
+
+        var host = authority
+        var port = scheme == .rtmps ? 443 : 1935
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw invalid("unterminated IPv6 host") }
+            host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw invalid("bad port") }
+                port = p
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = String(authority[..<colon])
+            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else {
+                throw invalid("bad port")
+            }
+            port = p
+        }
+        let hostAllowed = host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" || $0 == ":" }
+        guard !host.isEmpty, hostAllowed else { throw invalid("bad host") }
+
+        let path = components.dropFirst().filter { !$0.isEmpty }.map(String.init)
+        guard path.count >= 2 else {
+            throw invalid(path.isEmpty ? "missing app and stream name" : "missing stream name")
+        }
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.app = path.dropLast().joined(separator: "/")
+        self.streamName = path[path.count - 1]
+        self.query = query
+        self.rawValue = string
+    }
+
+    /// The path that URL signing covers: `/app/stream`.
+    public var signedPath: String { "/\(app)/\(streamName)" }
+
+    /// The URL with its secrets (auth_key, token, ...) masked; safe for logs.
+    public var redacted: String { Redaction.redactURL(rawValue) }
+
+    public var description: String { redacted }
+}

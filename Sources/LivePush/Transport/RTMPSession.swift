@@ -1,0 +1,223 @@
+import CRTMP
+import LivePushWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One publishing RTMP connection, the only type that touches librtmp.
+///
+/// librtmp does the handshake, the chunking and the command bookkeeping; this type adds what
+/// it lacks for a dependable publisher: a bounded TCP connect, a send timeout, a larger
+/// outgoing chunk size, and a reading of the server's replies precise enough to tell a
+/// rejected connect from a rejected publish. Not thread-safe: one thread owns a session.
+final class RTMPSession {
+    struct Options {
+        var connectTimeout: Duration = .seconds(5)
+        /// Upper bound for each wait on the server (handshake, command replies).
+        var receiveTimeout: Duration = .seconds(5)
+        /// Upper bound for one blocked write; past it the session fails with `sendDataTimeout`.
+        var sendTimeout: Duration = .milliseconds(3000)
+        var chunkSize: Int32 = 4096
+    }
+
+    private enum Channel {
+        static let control: Int32 = 0x02
+        static let command: Int32 = 0x03
+        static let audio: Int32 = 0x04
+        static let data: Int32 = 0x05
+        static let video: Int32 = 0x06
+    }
+
+    private static let headroom = Int(RTMP_MAX_HEADER_SIZE)
+
+    let url: PushURL
+    private let options: Options
+    private let rtmp: UnsafeMutablePointer<RTMP>
+    /// librtmp keeps pointers into the URL string it parsed; it must outlive `rtmp`.
+    private let urlStorage: UnsafeMutablePointer<CChar>
+    private var streamID: Int32 = 0
+    private var sendBuffer: UnsafeMutablePointer<CChar>
+    private var sendCapacity: Int
+    private var channelsStarted: Set<Int32> = []
+    private(set) var isPublishing = false
+
+    init(url: PushURL, options: Options) throws(LivePushError) {
+        Self.configureLibraryOnce
+        guard let rtmp = RTMP_Alloc() else { throw LivePushError(.outOfMemory, "RTMP_Alloc") }
+        self.url = url
+        self.options = options
+        self.rtmp = rtmp
+        self.urlStorage = strdup(url.rawValue)
+        self.sendCapacity = 64 * 1024
+        self.sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
+        RTMP_Init(rtmp)
+        guard RTMP_SetupURL(rtmp, urlStorage) != 0 else {
+            throw LivePushError(.urlSetupFailed, url.redacted)
+        }
+        RTMP_EnableWrite(rtmp)
+        rtmp.pointee.Link.timeout = Int32(max(1, options.receiveTimeout.milliseconds / 1000))
+    }
+
+    deinit {
+        close(graceful: false)
+        RTMP_Free(rtmp)
+        free(urlStorage)
+        sendBuffer.deallocate()
+    }
+
+    /// librtmp logs to stderr, URLs with their auth_key included; LivePush reports errors itself.
+    /// Writing to a socket the server has reset raises SIGPIPE, which would kill the process.
+    private static let configureLibraryOnce: Void = {
+        RTMP_LogSetLevel(RTMP_LOGCRIT)
+        signal(SIGPIPE, SIG_IGN)
+    }()
+
+    // MARK: - Connect and publish
+
+    /// TCP connect, handshake, `connect`, `releaseStream`/`FCPublish`, `createStream`, `publish`.
+    /// Returns when the server has answered `NetStream.Publish.Start`.
+    func connectAndPublish() throws(LivePushError) {
+        let fd = try TCPConnector.connect(
+            host: url.host, port: url.port,
+            timeouts: .init(connect: options.connectTimeout, receive: options.receiveTimeout, send: options.sendTimeout))
+        rtmp.pointee.m_sb.sb_socket = fd
+        guard RTMP_Connect1(rtmp, nil) != 0 else {
+            close(graceful: false)
+            throw LivePushError(.handshakeFailed, "\(url.host):\(url.port)")
+        }
+        try sendChunkSize()
+        try awaitPublishStart()
+        streamID = rtmp.pointee.m_stream_id
+        // Keep librtmp from sending FCUnpublish/deleteStream by itself when a write fails:
+        // those would block for another send timeout on a stalled socket. `close` sends them
+        // on a graceful stop.
+        rtmp.pointee.m_stream_id = 0
+        isPublishing = true
+    }
+
+    private func awaitPublishStart() throws(LivePushError) {
+        var connectAccepted = false
+        let deadline = ContinuousClock.now + options.receiveTimeout * 2
+        while rtmp.pointee.m_bPlaying == 0 {
+            guard ContinuousClock.now < deadline else {
+                close(graceful: false)
+                throw LivePushError(.startPushTimeout, "no NetStream.Publish.Start from the server")
+            }
+            var packet = RTMPPacket()
+            guard RTMP_ReadPacket(rtmp, &packet) != 0 else {
+                let timedOut = RTMP_IsTimedout(rtmp) != 0
+                RTMPPacket_Free(&packet)
+                close(graceful: false)
+                if timedOut { throw LivePushError(.startPushTimeout, "the server did not answer") }
+                throw LivePushError(connectAccepted ? .publishRejected : .connectRejected, "the server closed the connection")
+            }
+            guard packet.m_nBytesRead == packet.m_nBodySize else { continue }
+            defer { RTMPPacket_Free(&packet) }
+            if let reply = ServerReply(packet) {
+                if reply.isConnectResult { connectAccepted = true }
+                if let error = reply.error(connectAccepted: connectAccepted) {
+                    close(graceful: false)
+                    throw error
+                }
+            }
+            _ = RTMP_ClientPacket(rtmp, &packet)
+            if !isConnected {
+                throw LivePushError(connectAccepted ? .publishRejected : .connectRejected, "the server closed the session")
+            }
+        }
+    }
+
+    private func sendChunkSize() throws(LivePushError) {
+        let size = options.chunkSize
+        let body = [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16),
+                    UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size)]
+        try send(type: 0x01, channel: Channel.control, timestampMs: 0, streamID: 0, body: body)
+        rtmp.pointee.m_outChunkSize = size
+    }
+
+    // MARK: - Media
+
+    var isConnected: Bool { RTMP_IsConnected(rtmp) != 0 }
+
+    /// Sends one FLV tag body as an RTMP message on the published stream.
+    func send(_ type: FLVTagType, timestampMs: UInt32, body: [UInt8]) throws(LivePushError) {
+        let channel = switch type {
+        case .audio: Channel.audio
+        case .video: Channel.video
+        case .script: Channel.data
+        }
+        try send(type: type.rawValue, channel: channel, timestampMs: timestampMs, streamID: streamID, body: body)
+    }
+
+    private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32, body: [UInt8]) throws(LivePushError) {
+        guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
+        if body.count > sendCapacity {
+            sendBuffer.deallocate()
+            sendCapacity = body.count * 2
+            sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
+        }
+        let payload = sendBuffer + Self.headroom
+        body.withUnsafeBufferPointer { source in
+            UnsafeMutableRawPointer(payload).copyMemory(from: source.baseAddress!, byteCount: source.count)
+        }
+        var packet = RTMPPacket()
+        // The first message on a channel needs a full header; later ones reuse its stream id
+        // and carry a timestamp delta (librtmp compresses further when it can).
+        packet.m_headerType = UInt8(channelsStarted.contains(channel) ? RTMP_PACKET_SIZE_MEDIUM : RTMP_PACKET_SIZE_LARGE)
+        packet.m_packetType = type
+        packet.m_nChannel = channel
+        packet.m_nTimeStamp = timestampMs
+        packet.m_nInfoField2 = streamID
+        packet.m_nBodySize = UInt32(body.count)
+        packet.m_hasAbsTimestamp = 0
+        packet.m_body = payload
+        errno = 0
+        guard RTMP_SendPacket(rtmp, &packet, 0) != 0 else {
+            let code = errno
+            channelsStarted.removeAll()
+            close(graceful: false)
+            if code == EAGAIN || code == EWOULDBLOCK {
+                throw LivePushError(.sendDataTimeout, "no data could be written for \(options.sendTimeout.milliseconds) ms")
+            }
+            throw LivePushError(.connectionLost, code == 0 ? "send failed" : String(cString: strerror(code)))
+        }
+        channelsStarted.insert(channel)
+    }
+
+    // MARK: - Server messages while publishing
+
+    /// Reads what the server sent without blocking when nothing is waiting: acknowledgements,
+    /// pings (answered by librtmp) and status messages. Throws when the server closed the
+    /// connection or reported an error for the stream.
+    func serviceIncoming() throws(LivePushError) {
+        while isConnected {
+            var pfd = pollfd(fd: rtmp.pointee.m_sb.sb_socket, events: Int16(POLLIN), revents: 0)
+            let bufferedBytes = rtmp.pointee.m_sb.sb_size
+            guard bufferedBytes > 0 || poll(&pfd, 1, 0) > 0 else { return }
+            var packet = RTMPPacket()
+            guard RTMP_ReadPacket(rtmp, &packet) != 0 else {
+                RTMPPacket_Free(&packet)
+                close(graceful: false)
+                throw LivePushError(.connectionLost, "the server closed the connection")
+            }
+            guard packet.m_nBytesRead == packet.m_nBodySize else { continue }
+            defer { RTMPPacket_Free(&packet) }
+            if let reply = ServerReply(packet), let error = reply.error(connectAccepted: true) {
+                close(graceful: false)
+                throw error
+            }
+            _ = RTMP_ClientPacket(rtmp, &packet)
+        }
+        if !isConnected { throw LivePushError(.connectionLost, "the server closed the connection") }
+    }
+
+    /// Ends the session. A graceful close tells the server the stream ended (FCUnpublish,
+    /// deleteStream) so that it finalises its recording at once.
+    func close(graceful: Bool) {
+        if graceful, isPublishing, isConnected {
+            rtmp.pointee.m_stream_id = streamID
+        }
+        isPublishing = false
+        if isConnected || rtmp.pointee.m_stream_id != 0 { RTMP_Close(rtmp) }
+    }
+}

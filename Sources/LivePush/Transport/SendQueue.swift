@@ -1,0 +1,151 @@
+import DequeModule
+
+/// The bounded queue between the media side and the network side of a push.
+///
+/// It measures its backlog in microseconds of media and in bytes. In ``Mode/backpressure``
+/// (a `--fast` file push) a full queue makes the producer wait, so nothing is lost. In
+/// ``Mode/dropping`` (real time) a full queue sheds load in this order, which keeps every
+/// frame that is still sent decodable:
+/// 1. disposable video frames (non-reference B-frames), oldest first;
+/// 2. the reference (P) frames at the tail of the oldest GOP that has a successor queued,
+///    newest first, so what remains of that GOP is a decodable prefix;
+/// 3. the whole oldest such GOP, keyframe included (never a keyframe without its GOP);
+/// 4. only then audio, oldest first.
+/// When one incomplete GOP alone exceeds the limits, later non-key video frames are dropped
+/// until the next keyframe arrives (they could not be decoded without the frames dropped).
+struct SendQueue {
+    enum Mode: Sendable { case backpressure, dropping }
+
+    struct Limits: Sendable, Equatable {
+        /// Media duration the queue may hold, microseconds.
+        var maxDuration: Int64
+        var maxBytes: Int
+    }
+
+    /// Frames dropped, by kind. Exposed in ``PushStats``.
+    struct DropCounts: Sendable, Equatable {
+        var disposable = 0
+        var reference = 0
+        /// Keyframes dropped together with their whole GOP.
+        var keyframes = 0
+        var audio = 0
+        var total: Int { disposable + reference + keyframes + audio }
+    }
+
+    let limits: Limits
+    let mode: Mode
+    private(set) var items: Deque<MediaPacket> = []
+    private(set) var bytes = 0
+    private(set) var drops = DropCounts()
+    private var droppingUntilKeyframe = false
+
+    init(limits: Limits, mode: Mode) {
+        self.limits = limits
+        self.mode = mode
+    }
+
+    var count: Int { items.count }
+    var isEmpty: Bool { items.isEmpty }
+
+    /// Media time between the oldest and the newest queued packet.
+    var bufferedDuration: Int64 {
+        guard let first = items.first, let last = items.last else { return 0 }
+        return max(0, last.dts - first.dts)
+    }
+
+    var isOverLimit: Bool { bufferedDuration > limits.maxDuration || bytes > limits.maxBytes }
+
+    /// In backpressure mode the producer waits while this is true.
+    var isFull: Bool { isOverLimit }
+
+    mutating func push(_ packet: MediaPacket) {
+        if packet.kind == .video, droppingUntilKeyframe {
+            if packet.isKeyframe {
+                droppingUntilKeyframe = false
+            } else {
+                count(packet)
+                return
+            }
+        }
+        items.append(packet)
+        bytes += packet.data.count
+        if mode == .dropping { shed() }
+    }
+
+    mutating func pop() -> MediaPacket? {
+        guard let packet = items.popFirst() else { return nil }
+        bytes -= packet.data.count
+        return packet
+    }
+
+    /// Empties the queue, e.g. when a connection is lost and the stream restarts on a keyframe.
+    mutating func removeAll() {
+        items.removeAll()
+        bytes = 0
+    }
+
+    // MARK: - Drop policy
+
+    private mutating func shed() {
+        while isOverLimit {
+            if dropOldestDisposable() { continue }
+            if dropTailOfOldestCompleteGOP() { continue }
+            if dropOldestCompleteGOP() { continue }
+            if !droppingUntilKeyframe, items.contains(where: { $0.kind == .video }) {
+                droppingUntilKeyframe = true
+            }
+            if dropOldestAudio() { continue }
+            return
+        }
+    }
+
+    private mutating func remove(at index: Int) {
+        let packet = items.remove(at: index)
+        bytes -= packet.data.count
+        count(packet)
+    }
+
+    private mutating func count(_ packet: MediaPacket) {
+        switch (packet.kind, packet.importance) {
+        case (.audio, _): drops.audio += 1
+        case (.video, .disposable): drops.disposable += 1
+        case (.video, .reference): drops.reference += 1
+        case (.video, .key): drops.keyframes += 1
+        }
+    }
+
+    private mutating func dropOldestDisposable() -> Bool {
+        guard let index = items.firstIndex(where: { $0.kind == .video && $0.importance == .disposable }) else { return false }
+        remove(at: index)
+        return true
+    }
+
+    /// The index of the second GOP's keyframe: everything video before it belongs to a GOP
+    /// whose end is known.
+    private var endOfOldestCompleteGOP: Int? {
+        guard let firstVideo = items.firstIndex(where: { $0.kind == .video }) else { return nil }
+        return items[(firstVideo + 1)...].firstIndex(where: { $0.kind == .video && $0.isKeyframe })
+    }
+
+    private mutating func dropTailOfOldestCompleteGOP() -> Bool {
+        guard let end = endOfOldestCompleteGOP,
+              let index = items[..<end].lastIndex(where: { $0.kind == .video && $0.importance == .reference })
+        else { return false }
+        remove(at: index)
+        return true
+    }
+
+    private mutating func dropOldestCompleteGOP() -> Bool {
+        guard let end = endOfOldestCompleteGOP,
+              let index = items[..<end].firstIndex(where: { $0.kind == .video })
+        else { return false }
+        remove(at: index)
+        return true
+    }
+
+    private mutating func dropOldestAudio() -> Bool {
+        guard let index = items.firstIndex(where: { $0.kind == .audio }) else { return false }
+        remove(at: index)
+        return true
+    }
+}
