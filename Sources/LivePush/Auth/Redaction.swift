@@ -14,7 +14,7 @@ public enum Redaction {
     /// Masks every secret query parameter, and a password in the authority, of a URL string.
     public static func redactURL(_ url: String) -> String {
         var result = url
-        if let schemeEnd = result.range(of: "://"),
+        if let schemeEnd = result.firstRange(of: "://"),
            let at = result[schemeEnd.upperBound...].firstIndex(of: "@"),
            !result[schemeEnd.upperBound..<at].contains("/") {
             result.replaceSubrange(schemeEnd.upperBound..<at, with: "****")

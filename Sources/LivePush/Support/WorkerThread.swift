@@ -18,7 +18,6 @@ enum WorkerThread {
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            pthread_setname_np(pthread_self(), String(box.name.prefix(15)))
             box.body()
             return nil
         }, box)

@@ -22,12 +22,12 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible {
         func invalid(_ why: String) -> LivePushError {
             LivePushError(.invalidURL, "\(why): \(Redaction.redactURL(string))")
         }
-        guard let schemeEnd = string.range(of: "://") else { throw invalid("missing scheme") }
+        guard let schemeEnd = string.firstRange(of: "://") else { throw invalid("missing scheme") }
         guard let scheme = Scheme(rawValue: String(string[..<schemeEnd.lowerBound]).lowercased()) else {
             throw invalid("scheme must be rtmp or rtmps")
         }
         let rest = string[schemeEnd.upperBound...]
-        guard !rest.contains(where: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else {
+        guard !rest.contains(where: { $0.isWhitespace }) else {
             throw invalid("whitespace in URL")
         }
         let pathAndQuery = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -53,7 +53,9 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible {
             }
             port = p
         }
-        let hostAllowed = host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" || $0 == ":" }
+        let hostAllowed = host.allSatisfy { (c: Character) -> Bool in
+            c.isLetter || c.isNumber || ".-_:".contains(c)
+        }
         guard !host.isEmpty, hostAllowed else { throw invalid("bad host") }
 
         let path = components.dropFirst().filter { !$0.isEmpty }.map(String.init)

@@ -22,21 +22,11 @@ struct SendQueue {
         var maxBytes: Int
     }
 
-    /// Frames dropped, by kind. Exposed in ``PushStats``.
-    struct DropCounts: Sendable, Equatable {
-        var disposable = 0
-        var reference = 0
-        /// Keyframes dropped together with their whole GOP.
-        var keyframes = 0
-        var audio = 0
-        var total: Int { disposable + reference + keyframes + audio }
-    }
-
     let limits: Limits
     let mode: Mode
     private(set) var items: Deque<MediaPacket> = []
     private(set) var bytes = 0
-    private(set) var drops = DropCounts()
+    private(set) var drops = FrameDrops()
     private var droppingUntilKeyframe = false
 
     init(limits: Limits, mode: Mode) {

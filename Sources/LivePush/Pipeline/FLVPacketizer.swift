@@ -1,0 +1,69 @@
+import LivePushWire
+
+/// One RTMP media message: an FLV tag body with its type and timestamp.
+struct FLVMessage {
+    var type: FLVTagType
+    var timestampMs: UInt32
+    var body: [UInt8]
+}
+
+/// Turns a source's stream description and packets into FLV tag bodies.
+struct FLVPacketizer {
+    let info: StreamInfo
+
+    /// `@setDataFrame onMetaData`, then the AVC and AAC sequence headers: what a server and
+    /// a player need before the first frame, sent again after every (re)connect.
+    func header(timestampMs: UInt32 = 0) -> [FLVMessage] {
+        var messages = [FLVMessage(type: .script, timestampMs: timestampMs,
+                                   body: FLVBody.metadata(metadata, withSetDataFrame: true))]
+        if let video = info.video {
+            messages.append(FLVMessage(type: .video, timestampMs: timestampMs,
+                                       body: FLVBody.avcSequenceHeader(video.decoderConfiguration)))
+        }
+        if let audio = info.audio {
+            messages.append(FLVMessage(type: .audio, timestampMs: timestampMs,
+                                       body: FLVBody.aacSequenceHeader(audio.audioSpecificConfig,
+                                                                       sampleRate: audio.sampleRate, channels: audio.channels)))
+        }
+        return messages
+    }
+
+    func message(for packet: MediaPacket) -> FLVMessage {
+        let timestampMs = UInt32(truncatingIfNeeded: max(0, packet.dts) / 1000)
+        switch packet.kind {
+        case .video:
+            let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
+            return FLVMessage(type: .video, timestampMs: timestampMs,
+                              body: FLVBody.avcFrame(packet.data, keyframe: packet.isKeyframe, compositionTimeMs: cts))
+        case .audio:
+            let audio = info.audio
+            return FLVMessage(type: .audio, timestampMs: timestampMs,
+                              body: FLVBody.aacFrame(packet.data, sampleRate: audio?.sampleRate ?? 44100,
+                                                     channels: audio?.channels ?? 2))
+        }
+    }
+
+    var metadata: [AMF0Property] {
+        var properties: [AMF0Property] = [AMF0Property("duration", .number(0))]
+        if let video = info.video {
+            properties += [
+                AMF0Property("width", .number(Double(video.width))),
+                AMF0Property("height", .number(Double(video.height))),
+                AMF0Property("videodatarate", .number(Double(video.bitrate) / 1000)),
+                AMF0Property("framerate", .number(video.frameRate)),
+                AMF0Property("videocodecid", .number(7)),
+            ]
+        }
+        if let audio = info.audio {
+            properties += [
+                AMF0Property("audiodatarate", .number(Double(audio.bitrate) / 1000)),
+                AMF0Property("audiosamplerate", .number(Double(audio.sampleRate))),
+                AMF0Property("audiosamplesize", .number(16)),
+                AMF0Property("stereo", .boolean(audio.channels > 1)),
+                AMF0Property("audiocodecid", .number(10)),
+            ]
+        }
+        properties.append(AMF0Property("encoder", .string("LivePush")))
+        return properties
+    }
+}

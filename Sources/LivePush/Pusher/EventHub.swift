@@ -1,0 +1,77 @@
+import Dispatch
+import Synchronization
+
+/// Fans events out to the delegates (on the callback queue) and to every `AsyncStream`.
+///
+/// Nothing in the media flow calls a delegate directly: the workers emit here, so a slow
+/// delegate can never stall a socket write.
+final class EventHub: Sendable {
+    struct Delegates {
+        weak var info: (any LivePusherInfoDelegate)?
+        weak var network: (any LivePusherNetworkDelegate)?
+        weak var error: (any LivePusherErrorDelegate)?
+    }
+
+    private let delegates = Mutex(Delegates())
+    private let continuations = Mutex<[Int: AsyncStream<PushEvent>.Continuation]>([:])
+    private let nextID = Mutex(0)
+
+    func update(_ body: (inout Delegates) -> Void) {
+        delegates.withLock { body(&$0) }
+    }
+
+    func current() -> Delegates { delegates.withLock { $0 } }
+
+    func makeStream() -> AsyncStream<PushEvent> {
+        let id = nextID.withLock { id in
+            id += 1
+            return id
+        }
+        let (stream, continuation) = AsyncStream<PushEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.continuations.withLock { $0.removeValue(forKey: id) }
+        }
+        continuations.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func emit(_ event: PushEvent, from pusher: LivePusher, on queue: DispatchQueue) {
+        for continuation in continuations.withLock({ Array($0.values) }) {
+            continuation.yield(event)
+        }
+        let delegates = current()
+        queue.async {
+            Self.deliver(event, to: delegates, from: pusher)
+        }
+    }
+
+    private static func deliver(_ event: PushEvent, to d: Delegates, from p: LivePusher) {
+        switch event {
+        case .pushStarted: d.info?.pusherDidStart(p)
+        case .firstFramePushed: d.info?.pusherDidPushFirstFrame(p)
+        case .paused: d.info?.pusherDidPause(p)
+        case .resumed: d.info?.pusherDidResume(p)
+        case .stopped(let stats): d.info?.pusherDidStop(p, stats: stats)
+        case .stats(let stats): d.info?.pusher(p, didUpdate: stats)
+        case .stateChanged: break
+        case .connectFailed(let e): d.network?.pusher(p, connectFailed: e)
+        case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
+        case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)
+        case .reconnectSucceeded: d.network?.pusherReconnectSucceeded(p)
+        case .reconnectFailed(let e): d.network?.pusher(p, reconnectFailed: e)
+        case .networkPoor: d.network?.pusherNetworkPoor(p)
+        case .networkRecovered: d.network?.pusherNetworkRecovered(p)
+        case .sendDataTimeout: d.network?.pusherSendDataTimeout(p)
+        case .pushURLAuthenticationOverdue: _ = d.network?.pusherPushURLAuthenticationOverdue(p)
+        case .systemError(let e): d.error?.pusher(p, systemError: e)
+        case .sdkError(let e): d.error?.pusher(p, sdkError: e)
+        }
+    }
+
+    /// Ends every stream (after the final event of a pusher's life).
+    func finishStreams() {
+        for continuation in continuations.withLock({ Array($0.values) }) {
+            continuation.finish()
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Dispatch
+import Synchronization
+
+/// Pushes media to an RTMP server. The one object an app holds.
+///
+/// ```swift
+/// let pusher = LivePusher(config: PushConfig())
+/// pusher.infoDelegate = self
+/// try pusher.start(file: "show.mp4", url: "rtmp://live.example.com/app/stream")
+/// for await event in pusher.events() { print(event) }
+/// ```
+/// `start` throws at once for what can be checked locally (an illegal URL, a missing file,
+/// a file that is not media, a codec that cannot be pushed); everything that happens on the
+/// network arrives later as events. Every public method is thread-safe.
+public final class LivePusher: Sendable {
+    public let config: PushConfig
+    private let hub = EventHub()
+    private let machine = Mutex(PushStateMachine())
+    private let session = Mutex<PushSession?>(nil)
+    private let lastStats = Mutex(PushStats())
+    private let statsTimer = Mutex<UncheckedTransfer<any DispatchSourceTimer>?>(nil)
+
+    public init(config: PushConfig = PushConfig()) {
+        self.config = config
+    }
+
+    deinit {
+        session.withLock { $0?.requestStop() }
+        statsTimer.withLock { $0?.value.cancel() }
+    }
+
+    // MARK: - Delegates and events
+
+    public var infoDelegate: (any LivePusherInfoDelegate)? {
+        get { hub.current().info }
+        set { hub.update { $0.info = newValue } }
+    }
+
+    public var networkDelegate: (any LivePusherNetworkDelegate)? {
+        get { hub.current().network }
+        set { hub.update { $0.network = newValue } }
+    }
+
+    public var errorDelegate: (any LivePusherErrorDelegate)? {
+        get { hub.current().error }
+        set { hub.update { $0.error = newValue } }
+    }
+
+    /// A stream of every event from now on. It ends after the push's final `stopped` event;
+    /// call again for the next push.
+    public func events() -> AsyncStream<PushEvent> { hub.makeStream() }
+
+    public var state: PushState { machine.withLock { $0.state } }
+
+    // MARK: - Control
+
+    /// Starts pushing a media file. Returns once the file is open; connecting happens in the
+    /// background (watch `pushStarted` / `connectFailed`).
+    public func start(file path: String, url: String) throws(LivePushError) {
+        try checkCanStart()
+        let pushURL = try PushURL(url)
+        let source = try MediaSourceFactory.open(path: path, options: config.media)
+        try start(source: UncheckedTransfer(value: source), url: pushURL)
+    }
+
+    /// Starts pushing from any ``MediaSource``. The pusher takes the source over: do not use
+    /// it from elsewhere until the push ends.
+    public func start(source: any MediaSource, url: String) throws(LivePushError) {
+        try checkCanStart()
+        try start(source: UncheckedTransfer(value: source), url: PushURL(url))
+    }
+
+    private func checkCanStart() throws(LivePushError) {
+        var probe = machine.withLock { $0 }
+        try probe.apply(.start)
+    }
+
+    private func start(source: UncheckedTransfer<any MediaSource>, url: PushURL) throws(LivePushError) {
+        let info = source.value.info
+        let newSession = PushSession(config: config, url: url, info: info) { [weak self] signal in
+            self?.handle(signal)
+        }
+        try transition(.start)
+        session.withLock { $0 = newSession }
+        lastStats.withLock { $0 = PushStats() }
+        startStatsTimer()
+        newSession.start(source: source)
+    }
+
+    /// Stops sending media but keeps the connection.
+    public func pause() throws(LivePushError) {
+        try transition(.pause)
+        session.withLock { $0 }?.setPaused(true)
+        emit(.paused)
+    }
+
+    /// Continues from where `pause()` stopped, with continuous timestamps.
+    public func resume() throws(LivePushError) {
+        try transition(.resume)
+        session.withLock { $0 }?.setPaused(false)
+        emit(.resumed)
+    }
+
+    /// Ends the push: the server is told the stream ended, `stopped` follows.
+    public func stop() throws(LivePushError) {
+        if machine.withLock({ $0.state == .stopping }) { return }
+        try transition(.stop)
+        session.withLock { $0 }?.requestStop()
+    }
+
+    /// A snapshot of the current (or last) push.
+    public func stats() -> PushStats {
+        if let current = session.withLock({ $0 }) { return current.snapshot() }
+        return lastStats.withLock { $0 }
+    }
+
+    /// Waits for the end of the current push and returns its final statistics, or throws
+    /// the error that ended it.
+    public func waitUntilFinished(_ events: AsyncStream<PushEvent>) async throws(LivePushError) -> PushStats {
+        var final = PushStats()
+        for await event in events {
+            if case .stopped(let stats) = event { final = stats }
+        }
+        if case .failed(let error) = state { throw error }
+        return final
+    }
+
+    // MARK: - Signals from the session
+
+    private func handle(_ signal: PushSession.Signal) {
+        switch signal {
+        case .published(let url):
+            // A stop during connecting wins: the session is already winding down.
+            if (try? transition(.published)) != nil { emit(.pushStarted(url: url)) }
+        case .firstFrameSent:
+            emit(.firstFramePushed)
+        case .failed(let error, let phase):
+            switch phase {
+            case .connecting: emit(.connectFailed(error))
+            case .pushing:
+                if error.code == .sendDataTimeout { emit(.sendDataTimeout) } else { emit(.connectionLost(error)) }
+            case .source: break
+            }
+            emit(error.code == .outOfMemory || error.code == .rtmpStartFailed ? .systemError(error) : .sdkError(error))
+            finish(.fail(error))
+        case .finished:
+            finish(.finished)
+        }
+    }
+
+    private func finish(_ input: PushStateMachine.Input) {
+        let final = session.withLock { current -> PushStats in
+            let stats = current?.snapshot() ?? PushStats()
+            current = nil
+            return stats
+        }
+        lastStats.withLock { $0 = final }
+        statsTimer.withLock {
+            $0?.value.cancel()
+            $0 = nil
+        }
+        _ = try? transition(input)
+        emit(.stopped(final))
+        hub.finishStreams()
+    }
+
+    // MARK: - Helpers
+
+    private func transition(_ input: PushStateMachine.Input) throws(LivePushError) {
+        let next = try machine.withLock { (m: inout PushStateMachine) throws(LivePushError) -> PushState in
+            try m.apply(input)
+        }
+        emit(.stateChanged(next))
+    }
+
+    private func emit(_ event: PushEvent) {
+        hub.emit(event, from: self, on: config.callbackQueue)
+    }
+
+    private func startStatsTimer() {
+        guard config.statsInterval > .zero else { return }
+        let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
+        let interval = DispatchTimeInterval.microseconds(Int(config.statsInterval.nanoseconds / 1000))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in
+            guard let self, let current = self.session.withLock({ $0 }) else { return }
+            self.emit(.stats(current.snapshot()))
+        }
+        let handle = UncheckedTransfer<any DispatchSourceTimer>(value: timer)
+        statsTimer.withLock {
+            $0?.value.cancel()
+            $0 = handle
+        }
+        timer.resume()
+    }
+}

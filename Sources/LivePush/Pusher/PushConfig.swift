@@ -1,0 +1,53 @@
+import Dispatch
+
+/// Everything a ``LivePusher`` needs to know before it starts. A value: copy, tweak, pass.
+///
+/// Defaults follow the reference mobile push SDK where it has one (retry count and interval,
+/// send timeout, statistics every 2 s).
+public struct PushConfig: Sendable {
+    public enum Pacing: Sendable, Equatable {
+        /// Media timestamps follow the wall clock, like `ffmpeg -re`.
+        case realTime
+        /// As fast as the server accepts; the send queue applies back-pressure, nothing is dropped.
+        case asFastAsPossible
+    }
+
+    public enum Looping: Sendable, Equatable {
+        /// Push the source `n` times in total (`n >= 1`), timestamps increasing across passes.
+        case times(Int)
+        case forever
+
+        public static let once = Looping.times(1)
+    }
+
+    public var pacing: Pacing = .realTime
+    public var looping: Looping = .once
+    /// How the file is read: stream copy or transcode, encoder bitrates.
+    public var media = MediaSourceOptions()
+
+    /// Upper bound for the TCP connect.
+    public var connectTimeout: Duration = .seconds(5)
+    /// Upper bound for each wait on the server during the handshake and the publish commands.
+    public var responseTimeout: Duration = .seconds(5)
+    /// A write blocked this long fails the connection with `sendDataTimeout` (reference: 3000 ms).
+    public var sendDataTimeout: Duration = .milliseconds(3000)
+    /// Reconnect attempts after a lost connection (reference: 5, range 0...100).
+    public var connectRetryCount = 5
+    /// Wait before each reconnect attempt (reference: 1000 ms).
+    public var connectRetryInterval: Duration = .milliseconds(1000)
+    /// Outgoing RTMP chunk size; larger chunks cost less CPU and fewer headers than the default 128.
+    public var chunkSize = 4096
+
+    /// The send queue holds at most this much media; see ``SendQueue`` for what is dropped when it is full.
+    public var sendQueueMaxDuration: Duration = .seconds(2)
+    public var sendQueueMaxBytes = 4 * 1024 * 1024
+
+    /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
+    public var statsInterval: Duration = .seconds(2)
+
+    /// The queue on which delegate methods are called, in event order. A private serial
+    /// queue by default; pass `.main` for UI apps.
+    public var callbackQueue: DispatchQueue = DispatchQueue(label: "livepush.callbacks")
+
+    public init() {}
+}

@@ -1,0 +1,39 @@
+/// A snapshot of a push, on demand (``LivePusher/stats()``) and every `statsInterval`.
+public struct PushStats: Sendable, Equatable {
+    /// Wall time since the push started.
+    public var elapsed: Duration = .zero
+    /// Output media time of the last packet sent, microseconds.
+    public var mediaTimeSent: Int64 = 0
+    /// Duration of one pass over the source, microseconds (0 when unknown).
+    public var sourceDuration: Int64 = 0
+    /// Passes over the source completed (for `--loop`).
+    public var loopsCompleted = 0
+    public var videoFramesSent = 0
+    public var audioFramesSent = 0
+    public var bytesSent: Int64 = 0
+    /// Bits per second sent over the last second.
+    public var bitrate: Int = 0
+    /// Video frames per second sent over the last second.
+    public var fps: Double = 0
+    /// Frames the send queue dropped, by kind.
+    public var droppedFrames = FrameDrops()
+    /// Packets waiting in the send queue, and how much media they hold (microseconds).
+    public var queuedPackets = 0
+    public var queuedDuration: Int64 = 0
+
+    public init() {}
+}
+
+/// Frames dropped by the send queue's policy, by kind (see ``SendQueue``).
+public struct FrameDrops: Sendable, Equatable {
+    /// Non-reference video frames (B-frames).
+    public var disposable = 0
+    /// Reference (P) video frames at the tail of a GOP, or after a keyframe could not be kept.
+    public var reference = 0
+    /// Keyframes, each dropped together with its whole GOP.
+    public var keyframes = 0
+    public var audio = 0
+    public var total: Int { disposable + reference + keyframes + audio }
+
+    public init() {}
+}
