@@ -1,0 +1,152 @@
+/// Converts H.264 from Annex B byte-stream form (NAL units separated by `00 00 01` or
+/// `00 00 00 01` start codes, as in MPEG-TS and encoder output) to the AVCC form the FLV
+/// container needs (each NAL unit preceded by its 4-byte big-endian length), and builds an
+/// AVCDecoderConfigurationRecord from SPS/PPS NAL units.
+///
+/// Pure Swift, no allocation besides the arrays it returns.
+public enum AnnexBConverter {
+    /// NAL unit types used here (ITU-T H.264 table 7-1).
+    public enum NALType {
+        public static let nonIDRSlice: UInt8 = 1
+        public static let idrSlice: UInt8 = 5
+        public static let sei: UInt8 = 6
+        public static let sps: UInt8 = 7
+        public static let pps: UInt8 = 8
+        public static let accessUnitDelimiter: UInt8 = 9
+    }
+
+    /// What converting one access unit found out about it.
+    public struct FrameSummary: Sendable, Equatable {
+        /// Some VCL NAL unit (slice) has nal_ref_idc != 0 (or, without slices, any NAL unit has).
+        public var isReference: Bool
+        /// The access unit contains an IDR slice.
+        public var hasIDR: Bool
+    }
+
+    /// True when the bytes begin with a 3- or 4-byte start code.
+    public static func startsWithStartCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.count >= 3, bytes[0] == 0, bytes[1] == 0, bytes[2] == 1 { return true }
+        if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0, bytes[3] == 1 { return true }
+        return false
+    }
+
+    public static func startsWithStartCode(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { startsWithStartCode($0) }
+    }
+
+    /// Calls `body` with the range of each NAL unit (start codes and trailing zero bytes
+    /// excluded) in order. Bytes before the first start code are ignored.
+    public static func forEachNALUnit(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
+        let n = bytes.count
+        var nalStart = -1
+        var i = 0
+        while i + 2 < n {
+            // Classic skip search for 00 00 01.
+            let b2 = bytes[i + 2]
+            if b2 > 1 { i += 3; continue }
+            if bytes[i + 1] != 0 { i += 2; continue }
+            if bytes[i] != 0 || b2 != 1 { i += 1; continue }
+            // Start code at i..i+2.
+            if nalStart >= 0 { emit(bytes, nalStart, i, body) }
+            nalStart = i + 3
+            i += 3
+        }
+        if nalStart >= 0 { emit(bytes, nalStart, n, body) }
+    }
+
+    private static func emit(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ body: (Range<Int>) -> Void) {
+        var e = end
+        while e > start, bytes[e - 1] == 0 { e -= 1 }  // trailing_zero_8bits / next 4-byte start code
+        if e > start { body(start..<e) }
+    }
+
+    /// The NAL units (without start codes) of an Annex B buffer.
+    public static func nalUnits(in bytes: [UInt8]) -> [[UInt8]] {
+        bytes.withUnsafeBufferPointer { buf in
+            var units: [[UInt8]] = []
+            forEachNALUnit(in: buf) { units.append(Array(buf[$0])) }
+            return units
+        }
+    }
+
+    /// Converts one Annex B access unit to AVCC with 4-byte lengths. Access unit delimiters
+    /// are dropped; SPS/PPS are dropped too when `dropParameterSets` is set (they travel in
+    /// the decoder configuration record instead).
+    public static func avcc(
+        fromAnnexB bytes: UnsafeBufferPointer<UInt8>, dropParameterSets: Bool = false
+    ) -> (data: [UInt8], summary: FrameSummary) {
+        func keep(_ type: UInt8) -> Bool {
+            if type == NALType.accessUnitDelimiter { return false }
+            if dropParameterSets, type == NALType.sps || type == NALType.pps { return false }
+            return true
+        }
+        var total = 0
+        var anyRef = false, sliceRef = false, sawSlice = false, idr = false
+        forEachNALUnit(in: bytes) { r in
+            let header = bytes[r.lowerBound]
+            let type = header & 0x1F
+            let refIdc = (header >> 5) & 3
+            if refIdc != 0 { anyRef = true }
+            if type >= 1 && type <= 5 {
+                sawSlice = true
+                if refIdc != 0 { sliceRef = true }
+                if type == NALType.idrSlice { idr = true }
+            }
+            if keep(type) { total += 4 + r.count }
+        }
+        let data = [UInt8](unsafeUninitializedCapacity: total) { out, count in
+            var o = 0
+            forEachNALUnit(in: bytes) { r in
+                guard keep(bytes[r.lowerBound] & 0x1F) else { return }
+                let len = UInt32(r.count)
+                out[o] = UInt8(len >> 24); out[o + 1] = UInt8((len >> 16) & 0xFF)
+                out[o + 2] = UInt8((len >> 8) & 0xFF); out[o + 3] = UInt8(len & 0xFF)
+                o += 4
+                for j in r { out[o] = bytes[j]; o += 1 }
+            }
+            count = o
+        }
+        return (data, FrameSummary(isReference: sawSlice ? sliceRef : anyRef, hasIDR: idr))
+    }
+
+    public static func avcc(fromAnnexB bytes: [UInt8], dropParameterSets: Bool = false) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { avcc(fromAnnexB: $0, dropParameterSets: dropParameterSets).data }
+    }
+
+    /// Builds an AVCDecoderConfigurationRecord (version 1, 4-byte NAL lengths) from SPS and
+    /// PPS NAL units (without start codes). Nil when there is no usable SPS or PPS.
+    public static func decoderConfigurationRecord(sps: [[UInt8]], pps: [[UInt8]]) -> [UInt8]? {
+        let spsList = sps.filter { $0.count >= 4 && $0.count <= 0xFFFF }
+        let ppsList = pps.filter { !$0.isEmpty && $0.count <= 0xFFFF }
+        guard let first = spsList.first, !ppsList.isEmpty else { return nil }
+        var out: [UInt8] = [1, first[1], first[2], first[3], 0xFF, 0xE0 | UInt8(min(spsList.count, 31))]
+        for s in spsList.prefix(31) {
+            out.append(UInt8(s.count >> 8)); out.append(UInt8(s.count & 0xFF)); out.append(contentsOf: s)
+        }
+        out.append(UInt8(min(ppsList.count, 255)))
+        for p in ppsList.prefix(255) {
+            out.append(UInt8(p.count >> 8)); out.append(UInt8(p.count & 0xFF)); out.append(contentsOf: p)
+        }
+        return out
+    }
+
+    /// Collects the SPS and PPS NAL units of an Annex B buffer (e.g. encoder extradata or a
+    /// keyframe with in-band parameter sets) and builds the configuration record from them.
+    public static func decoderConfigurationRecord(fromAnnexB bytes: [UInt8]) -> [UInt8]? {
+        let (sps, pps) = parameterSets(inAnnexB: bytes)
+        return decoderConfigurationRecord(sps: sps, pps: pps)
+    }
+
+    /// The SPS and PPS NAL units of an Annex B buffer, in order, duplicates removed.
+    public static func parameterSets(inAnnexB bytes: [UInt8]) -> (sps: [[UInt8]], pps: [[UInt8]]) {
+        var sps: [[UInt8]] = [], pps: [[UInt8]] = []
+        for unit in nalUnits(in: bytes) {
+            switch unit[0] & 0x1F {
+            case NALType.sps where !sps.contains(unit): sps.append(unit)
+            case NALType.pps where !pps.contains(unit): pps.append(unit)
+            default: break
+            }
+        }
+        return (sps, pps)
+    }
+}

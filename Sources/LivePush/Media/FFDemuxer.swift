@@ -1,0 +1,109 @@
+import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Owns an AVFormatContext opened on a local file and the one AVPacket reused for reading.
+final class FFDemuxer {
+    let path: String
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    /// The packet `read()` fills; valid until the next `read()`.
+    let packet: UnsafeMutablePointer<AVPacket>
+    private(set) var streams: [DemuxedStream] = []
+
+    /// Opens and probes `path`. Runs avformat_find_stream_info only when the container header
+    /// lacks something this layer needs (typical for MPEG-TS), with modest probe limits.
+    init(path: String) throws(LivePushError) {
+        self.path = path
+        var st = stat()
+        guard !path.isEmpty, stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR, access(path, R_OK) == 0 else {
+            throw LivePushError(.fileNotFound, path)
+        }
+        guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
+        packet = pkt
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+        // "file:" keeps names with a colon from being taken for another protocol.
+        let rc = avformat_open_input(&ctx, "file:" + path, nil, nil)
+        guard rc >= 0, let ctx else {
+            throw LivePushError(.notMedia, "\(path): \(FF.describe(rc))")
+        }
+        context = ctx
+        refreshStreams()
+        if needsStreamInfo {
+            ctx.pointee.probesize = 2 << 20
+            ctx.pointee.max_analyze_duration = 2 * Int64(AV_TIME_BASE)
+            let rc = avformat_find_stream_info(ctx, nil)
+            guard rc >= 0 else { throw LivePushError(.notMedia, "\(path): \(FF.describe(rc))") }
+            refreshStreams()
+        }
+    }
+
+    deinit {
+        av_packet_free_ptr(packet)
+        if context != nil { avformat_close_input(&context) }
+    }
+
+    private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
+        var p: UnsafeMutablePointer<AVPacket>? = p
+        av_packet_free(&p)
+    }
+
+    private var needsStreamInfo: Bool {
+        guard let ctx = context else { return false }
+        if ctx.pointee.nb_streams == 0 || ctx.pointee.ctx_flags & Int32(AVFMTCTX_NOHEADER) != 0 { return true }
+        // Only the streams that would be used matter.
+        let video = streams.first { $0.mediaType == .video && !$0.isAttachedPicture }
+        let audio = streams.first { $0.mediaType == .audio }
+        return !(video?.hasEssentialParameters ?? true) || !(audio?.hasEssentialParameters ?? true)
+    }
+
+    private func refreshStreams() {
+        guard let ctx = context, let list = ctx.pointee.streams else { streams = []; return }
+        streams = (0..<Int(ctx.pointee.nb_streams)).compactMap { i in list[i].map(DemuxedStream.init) }
+    }
+
+    /// Total duration in microseconds, 0 when unknown.
+    var durationMicros: Int64 {
+        guard let ctx = context, ctx.pointee.duration != FF.noPTS, ctx.pointee.duration > 0 else { return 0 }
+        return ctx.pointee.duration
+    }
+
+    /// Container-level bitrate, bit/s (0 when unknown).
+    var bitrate: Int { Int(max(0, context?.pointee.bit_rate ?? 0)) }
+
+    /// The codec parameters of stream `index`, for opening a decoder.
+    func codecParameters(of index: Int32) -> UnsafePointer<AVCodecParameters>? {
+        guard let ctx = context, index >= 0, index < Int32(ctx.pointee.nb_streams),
+              let st = ctx.pointee.streams[Int(index)] else { return nil }
+        return UnsafePointer(st.pointee.codecpar)
+    }
+
+    /// Reads the next packet into `packet`. False at the end of the file.
+    func read() throws(LivePushError) -> Bool {
+        guard let ctx = context else { return false }
+        av_packet_unref(packet)
+        let rc = av_read_frame(ctx, packet)
+        if rc >= 0 { return true }
+        if rc == FF.eof { return false }
+        if let pb = ctx.pointee.pb, pb.pointee.eof_reached != 0 { return false }
+        throw LivePushError(.mediaReadFailed, "\(path): \(FF.describe(rc))")
+    }
+
+    /// Seeks to the start of the file. Formats with timestamp discontinuities (MPEG-TS) are
+    /// rewound by byte position, others by timestamp. False when the seek failed.
+    func seekToStart() -> Bool {
+        guard let ctx = context else { return false }
+        av_packet_unref(packet)
+        let iformat = ctx.pointee.iformat.pointee
+        let byteSeekable = iformat.flags & AVFMT_NO_BYTE_SEEK == 0
+        if iformat.flags & AVFMT_TS_DISCONT != 0, byteSeekable {
+            if av_seek_frame(ctx, -1, 0, AVSEEK_FLAG_BYTE) >= 0 { return true }
+        }
+        let start = ctx.pointee.start_time != FF.noPTS ? ctx.pointee.start_time : 0
+        if avformat_seek_file(ctx, -1, Int64.min, start, start, 0) >= 0 { return true }
+        if av_seek_frame(ctx, -1, start, AVSEEK_FLAG_BACKWARD) >= 0 { return true }
+        return byteSeekable && av_seek_frame(ctx, -1, 0, AVSEEK_FLAG_BYTE) >= 0
+    }
+}

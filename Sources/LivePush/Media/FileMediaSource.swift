@@ -1,0 +1,124 @@
+import CFFmpeg
+
+/// A ``MediaSource`` over a local file: a demuxer plus one processor (copy or transcode) for
+/// the first video and the first audio stream. Created by ``MediaSourceFactory``.
+///
+/// Timestamps are normalized so the smallest first dts of the tracks is 0 — the whole file
+/// shifts by the same amount, so composition offsets (pts - dts) and A/V sync are kept — and
+/// after ``rewind()`` they start at 0 again. Per track, dts never decreases and pts >= dts.
+final class FileMediaSource: MediaSource {
+    private(set) var info: StreamInfo
+    private var demuxer: FFDemuxer
+    private var video: (any VideoPacketProcessor)?
+    private var audio: (any AudioPacketProcessor)?
+
+    /// Produced, not yet returned packets (raw timestamps); `head` is the next to return.
+    private var queue: [MediaPacket] = []
+    private var head = 0
+    private var offset: Int64 = 0
+    private var lastDts: (video: Int64, audio: Int64) = (0, 0)
+    private var reachedEnd = false
+
+    /// Bounds of the look-ahead that finds each track's first packet and parameter sets.
+    private static let prefetchPacketLimit = 1000
+    private static let prefetchByteLimit = 4 << 20
+
+    init(demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?) throws(LivePushError) {
+        self.demuxer = demuxer
+        self.video = video
+        self.audio = audio
+        info = StreamInfo(video: nil, audio: nil, duration: demuxer.durationMicros)
+        try prefetch(dropUnconfigured: true)
+        info = StreamInfo(video: self.video?.trackInfo, audio: self.audio?.trackInfo, duration: demuxer.durationMicros)
+    }
+
+    func nextPacket() throws(LivePushError) -> MediaPacket? {
+        while head == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            head = 0
+            if reachedEnd { return nil }
+            try pump()
+        }
+        var packet = queue[head]
+        queue[head].data = []  // do not keep the payload alive in the queue
+        head += 1
+        packet.dts -= offset
+        packet.pts -= offset
+        if packet.kind == .video {
+            packet.dts = max(packet.dts, lastDts.video)
+            lastDts.video = packet.dts
+        } else {
+            packet.dts = max(packet.dts, lastDts.audio)
+            lastDts.audio = packet.dts
+        }
+        packet.pts = max(packet.pts, packet.dts)
+        return packet
+    }
+
+    func rewind() throws(LivePushError) {
+        if !demuxer.seekToStart() {
+            // Some files cannot seek; opening them again always gets back to the start.
+            demuxer = try FFDemuxer(path: demuxer.path)
+        }
+        try video?.reset()
+        try audio?.reset()
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+        lastDts = (0, 0)
+        reachedEnd = false
+        try prefetch(dropUnconfigured: false)
+    }
+
+    /// Reads ahead until every track is configured and has produced its first packet (or the
+    /// file ends, or the look-ahead bound is hit), then fixes the timestamp offset.
+    private func prefetch(dropUnconfigured: Bool) throws(LivePushError) {
+        var reads = 0, queuedBytes = 0
+        var sawVideo = queue.contains { $0.kind == .video }, sawAudio = queue.contains { $0.kind == .audio }
+        func satisfied() -> Bool {
+            let videoReady = video.map { $0.isConfigured && sawVideo } ?? true
+            let audioReady = audio.map { $0.isConfigured && sawAudio } ?? true
+            return videoReady && audioReady
+        }
+        while !reachedEnd, !satisfied(), reads < Self.prefetchPacketLimit, queuedBytes < Self.prefetchByteLimit {
+            let before = queue.count
+            try pump()
+            for packet in queue[before...] {
+                queuedBytes += packet.data.count
+                if packet.kind == .video { sawVideo = true } else { sawAudio = true }
+            }
+            reads += 1
+        }
+        if dropUnconfigured {
+            if let v = video, !v.isConfigured {
+                video = nil
+                queue.removeAll { $0.kind == .video }
+            }
+            if let a = audio, !a.isConfigured {
+                audio = nil
+                queue.removeAll { $0.kind == .audio }
+            }
+            if video == nil && audio == nil {
+                throw LivePushError(.noUsableStream, "\(demuxer.path): no codec configuration found")
+            }
+        }
+        let firstVideo = queue.first { $0.kind == .video }?.dts
+        let firstAudio = queue.first { $0.kind == .audio }?.dts
+        offset = [firstVideo, firstAudio].compactMap { $0 }.min() ?? 0
+    }
+
+    /// Feeds one demuxed packet to its processor; at the end of the file, flushes them.
+    private func pump() throws(LivePushError) {
+        guard try demuxer.read() else {
+            reachedEnd = true
+            try video?.finish(into: &queue)
+            try audio?.finish(into: &queue)
+            return
+        }
+        let index = demuxer.packet.pointee.stream_index
+        if let video, video.streamIndex == index {
+            try video.process(demuxer.packet, into: &queue)
+        } else if let audio, audio.streamIndex == index {
+            try audio.process(demuxer.packet, into: &queue)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import CFFmpeg
+
+/// Opens media files as ``MediaSource``s.
+///
+/// Copy or transcode is decided per track: H.264 video is passed through (converted to AVCC
+/// when it is Annex B) and AAC audio likewise (ADTS headers stripped); any other codec, or
+/// every track when ``MediaSourceOptions/forceTranscode`` is set, is decoded and re-encoded
+/// to H.264 (libx264, else another H.264 encoder) or AAC (FFmpeg's native encoder). So an
+/// MP4 with H.264 and MP3 copies its video and transcodes only its audio.
+///
+/// Only the first video stream (attached pictures such as cover art are ignored) and the
+/// first audio stream are used.
+public enum MediaSourceFactory {
+    public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaSource {
+        let demuxer = try FFDemuxer(path: path)
+        let videoStream = demuxer.streams.first { $0.mediaType == .video && !$0.isAttachedPicture }
+        let audioStream = demuxer.streams.first { $0.mediaType == .audio }
+        guard videoStream != nil || audioStream != nil else {
+            throw LivePushError(.noUsableStream, path)
+        }
+        var video: (any VideoPacketProcessor)?
+        if let stream = videoStream {
+            if stream.isH264 && !options.forceTranscode {
+                video = VideoCopyProcessor(stream: stream, containerBitrate: 0)
+            } else {
+                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
+            }
+        }
+        var audio: (any AudioPacketProcessor)?
+        if let stream = audioStream {
+            if stream.isAAC && !options.forceTranscode {
+                audio = AudioCopyProcessor(stream: stream)
+            } else {
+                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
+            }
+        }
+        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio)
+    }
+}
