@@ -1,0 +1,316 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A private nginx + nginx-rtmp instance for integration tests.
+///
+/// Each instance runs its own nginx in the foreground (`daemon off; master_process off;`) on a
+/// free 127.0.0.1 port, with its config, logs and recordings in a fresh temp directory. The
+/// `live` application records every published stream to `<dir>/rec/<stream>.flv`; when nginx
+/// has closed a recording, `exec_record_done` touches `<recording>.done`, which is what
+/// `awaitRecording` waits for. No HTTP server is configured.
+///
+///     let server = try NginxRTMPServer()
+///     defer { server.stop() }
+///     // publish to server.url(stream: "s1") ...
+///     let flv = try await server.awaitRecording(stream: "s1", timeout: 15)
+///
+/// Stream names should be unique per server: recordings are not uniquified, so republishing
+/// a name overwrites its file, and an old `.done` marker would satisfy `awaitRecording` early.
+/// `stop()` is idempotent and also runs from `deinit`. The temp directory is deleted in
+/// `deinit` unless `LIVEPUSH_KEEP_TEST_FILES=1`.
+final class NginxRTMPServer: @unchecked Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case unavailable(String)
+        case startFailed(String, log: String)
+        case exited(String, log: String)
+        case recordingTimeout(stream: String, after: TimeInterval, log: String)
+
+        var description: String {
+            switch self {
+            case .unavailable(let what): return "nginx-rtmp unavailable: \(what)"
+            case .startFailed(let why, let log): return "nginx did not start: \(why)\n--- nginx log ---\n\(log)"
+            case .exited(let why, let log): return "nginx exited unexpectedly: \(why)\n--- nginx log ---\n\(log)"
+            case .recordingTimeout(let stream, let after, let log):
+                return "no finished recording of '\(stream)' after \(after)s\n--- nginx log ---\n\(log)"
+            }
+        }
+    }
+
+    static let defaultNginxPath = "/usr/sbin/nginx"
+    static let defaultModulePath = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
+    /// Default RTMP application name; it is the only one configured.
+    static let application = "live"
+
+    /// True when both the nginx binary and the rtmp module are installed.
+    static var isAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: defaultNginxPath)
+            && FileManager.default.fileExists(atPath: defaultModulePath)
+    }
+
+    /// The loopback TCP port nginx listens on for RTMP.
+    let port: UInt16
+    /// The nginx prefix directory holding conf, logs and recordings.
+    let directory: URL
+    /// Where recordings land (`record_path`).
+    let recordDirectory: URL
+    let configPath: String
+    let errorLogPath: String
+    /// nginx's own stdout/stderr (startup errors before the error log is open end up here).
+    let consoleLogPath: String
+
+    private let process: Process
+    private let exitSignal: DispatchSemaphore
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// Starts nginx and returns once its RTMP port accepts TCP connections.
+    /// - Parameter startupTimeout: upper bound for nginx to become ready (per attempt; a lost
+    ///   race for the chosen free port is retried up to twice with a new port).
+    init(
+        nginxPath: String = NginxRTMPServer.defaultNginxPath,
+        modulePath: String = NginxRTMPServer.defaultModulePath,
+        startupTimeout: TimeInterval = 10
+    ) throws {
+        guard FileManager.default.isExecutableFile(atPath: nginxPath) else { throw Failure.unavailable(nginxPath) }
+        guard FileManager.default.fileExists(atPath: modulePath) else { throw Failure.unavailable(modulePath) }
+
+        let directory = try TestMedia.makeTemporaryDirectory(prefix: "nginx-rtmp")
+        let recordDirectory = directory.appendingPathComponent("rec", isDirectory: true)
+        try FileManager.default.createDirectory(at: recordDirectory, withIntermediateDirectories: true)
+        let configPath = directory.appendingPathComponent("nginx.conf").path
+        let errorLogPath = directory.appendingPathComponent("error.log").path
+        let consoleLogPath = directory.appendingPathComponent("console.log").path
+
+        var lastError: any Error = Failure.startFailed("no attempt made", log: "")
+        for _ in 0..<3 {
+            let port: UInt16
+            do { port = try Self.freeLoopbackPort() } catch { lastError = error; continue }
+            let config = Self.configuration(port: port, directory: directory.path, recordDirectory: recordDirectory.path,
+                                            errorLogPath: errorLogPath, modulePath: modulePath)
+            try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+            // Each attempt gets a fresh log so failures describe this attempt only.
+            try? FileManager.default.removeItem(atPath: errorLogPath)
+            _ = FileManager.default.createFile(atPath: consoleLogPath, contents: nil)
+
+            let console = try FileHandle(forWritingTo: URL(fileURLWithPath: consoleLogPath))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: nginxPath)
+            // -e: also redirect the startup error log away from the system-wide /var/log/nginx.
+            process.arguments = ["-p", directory.path + "/", "-c", configPath, "-e", errorLogPath]
+            process.currentDirectoryURL = directory
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = console
+            process.standardError = console
+            let exitSignal = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exitSignal.signal() }
+            do {
+                try ProcessRunner.launch(process)  // child must not inherit a blocked SIGTERM
+            } catch {
+                try? console.close()
+                throw Failure.startFailed("could not launch \(nginxPath): \(error)", log: "")
+            }
+            try? console.close()
+
+            let deadline = Date().addingTimeInterval(startupTimeout)
+            var ready = false
+            while Date() < deadline {
+                if !process.isRunning { break }
+                if Self.acceptsConnections(port: port) {
+                    // Guard against another process having grabbed the port meanwhile.
+                    ready = process.isRunning
+                    break
+                }
+                usleep(20_000)  // readiness poll interval; bounded by `deadline`
+            }
+            let log = Self.readLog(errorLogPath, consoleLogPath)
+            if ready {
+                self.port = port
+                self.directory = directory
+                self.recordDirectory = recordDirectory
+                self.configPath = configPath
+                self.errorLogPath = errorLogPath
+                self.consoleLogPath = consoleLogPath
+                self.process = process
+                self.exitSignal = exitSignal
+                return
+            }
+            let exitedEarly = !process.isRunning
+            Self.terminate(process, exitSignal: exitSignal)
+            if !exitedEarly || !log.contains("Address already in use") {
+                // Not a port race: retrying will not help.
+                TestMedia.removeTemporaryDirectory(directory)
+                throw Failure.startFailed(
+                    exitedEarly ? "nginx exited with status \(process.terminationStatus)"
+                        : "port \(port) not ready after \(startupTimeout)s",
+                    log: log)
+            }
+            lastError = Failure.startFailed("port \(port) already in use", log: log)
+        }
+        TestMedia.removeTemporaryDirectory(directory)
+        throw lastError
+    }
+
+    deinit {
+        stop()
+        TestMedia.removeTemporaryDirectory(directory)
+    }
+
+    // MARK: Public API
+
+    /// `rtmp://127.0.0.1:<port>/<app>/<stream>`
+    func url(app: String = NginxRTMPServer.application, stream: String) -> String {
+        "rtmp://127.0.0.1:\(port)/\(app)/\(stream)"
+    }
+
+    /// Where nginx records `stream` (the file exists once publishing has started).
+    func recordingPath(stream: String) -> String {
+        recordDirectory.appendingPathComponent("\(stream).flv").path
+    }
+
+    /// Path of the marker `exec_record_done` creates once the recording of `stream` is closed.
+    func recordingDoneMarkerPath(stream: String) -> String { recordingPath(stream: stream) + ".done" }
+
+    /// Waits until nginx has finished writing the recording of `stream` (the publisher has
+    /// disconnected and nginx closed the file) and returns the recording's path.
+    /// Throws if nginx exits or `timeout` seconds pass first.
+    func awaitRecording(stream: String, timeout: TimeInterval = 15) async throws -> String {
+        let marker = recordingDoneMarkerPath(stream: stream)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if FileManager.default.fileExists(atPath: marker) { return recordingPath(stream: stream) }
+            if !process.isRunning {
+                throw Failure.exited("while waiting for recording '\(stream)'", log: errorLog)
+            }
+            if Date() >= deadline {
+                throw Failure.recordingTimeout(stream: stream, after: timeout, log: errorLog)
+            }
+            try await Task.sleep(nanoseconds: 25_000_000)  // completion poll interval; bounded above
+        }
+    }
+
+    /// True while the nginx process is alive.
+    var isRunning: Bool { process.isRunning }
+
+    /// nginx's error log (info level) followed by anything it printed to stdout/stderr.
+    var errorLog: String { Self.readLog(errorLogPath, consoleLogPath) }
+
+    /// Terminates nginx (SIGTERM, then SIGKILL after 5 s) and waits for it to exit.
+    /// Safe to call more than once and from any thread.
+    func stop() {
+        lock.lock()
+        let alreadyStopped = stopped
+        stopped = true
+        lock.unlock()
+        if alreadyStopped { return }
+        Self.terminate(process, exitSignal: exitSignal)
+    }
+
+    // MARK: Internals
+
+    static func configuration(
+        port: UInt16, directory: String, recordDirectory: String, errorLogPath: String, modulePath: String
+    ) -> String {
+        let user = geteuid() == 0 ? "user root;\n" : ""
+        return """
+            # Generated by NginxRTMPServer (LivePush integration tests).
+            daemon off;
+            master_process off;
+            \(user)error_log \(errorLogPath) info;
+            pid \(directory)/nginx.pid;
+            load_module \(modulePath);
+
+            events {
+                worker_connections 256;
+            }
+
+            rtmp {
+                server {
+                    listen 127.0.0.1:\(port);
+                    chunk_size 4096;
+
+                    application \(application) {
+                        live on;
+                        record all;
+                        record_path \(recordDirectory);
+                        record_unique off;
+                        # Runs after the recording file is closed: the completion signal.
+                        exec_record_done /usr/bin/touch $path.done;
+                    }
+                }
+            }
+
+            """
+    }
+
+    /// Finds a currently unused loopback port by binding port 0 and releasing it.
+    static func freeLoopbackPort() throws -> UInt16 {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure.startFailed("socket() failed: errno \(errno)", log: "") }
+        defer { close(fd) }
+        var address = loopbackAddress(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw Failure.startFailed("bind() failed: errno \(errno)", log: "") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw Failure.startFailed("getsockname() failed: errno \(errno)", log: "") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// True if a TCP connection to 127.0.0.1:`port` succeeds right now.
+    static func acceptsConnections(port: UInt16) -> Bool {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopbackAddress(port: port)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return result == 0
+    }
+
+    private static func loopbackAddress(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
+    private static func terminate(_ process: Process, exitSignal: DispatchSemaphore) {
+        guard process.isRunning else { return }
+        process.terminate()  // SIGTERM: nginx fast shutdown
+        if exitSignal.wait(timeout: .now() + 5) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            _ = exitSignal.wait(timeout: .now() + 5)
+        }
+    }
+
+    private static func readLog(_ errorLogPath: String, _ consoleLogPath: String) -> String {
+        let errorLog = (try? String(contentsOfFile: errorLogPath, encoding: .utf8)) ?? ""
+        let console = (try? String(contentsOfFile: consoleLogPath, encoding: .utf8)) ?? ""
+        return console.isEmpty ? errorLog : errorLog + "--- nginx stdout/stderr ---\n" + console
+    }
+}
