@@ -1,0 +1,103 @@
+import LivePush
+
+/// Renders pusher events as human lines or JSON objects.
+enum EventFormatter {
+    static func json(_ event: PushEvent, at elapsed: Duration) -> String {
+        var fields: [(String, JSONValue)] = [
+            ("event", .string(event.name)),
+            ("group", .string(event.group.rawValue)),
+            ("t", .double(Double(elapsed.nanosecondsValue / 1_000_000) / 1000)),
+        ]
+        switch event {
+        case .pushStarted(let url), .pushURLAuthenticationOverdue(let url):
+            fields.append(("url", .string(url)))
+        case .stats(let stats), .stopped(let stats):
+            fields.append(("stats", json(stats)))
+        case .stateChanged(let state):
+            fields.append(("state", .string(state.description)))
+        case .reconnectStarted(let attempt):
+            fields.append(("attempt", .int(Int64(attempt))))
+        default:
+            break
+        }
+        if let error = event.error {
+            fields.append(("error", json(error)))
+        }
+        return JSONValue.object(fields).encoded
+    }
+
+    static func json(_ error: LivePushError) -> JSONValue {
+        .object([
+            ("code", .int(Int64(error.code.rawValue))),
+            ("hex", .string(error.code.hex)),
+            ("name", .string(error.code.name)),
+            ("message", .string(error.message)),
+        ])
+    }
+
+    static func json(_ s: PushStats) -> JSONValue {
+        .object([
+            ("elapsed", .double(Double(s.elapsed.nanosecondsValue / 1_000_000) / 1000)),
+            ("mediaTimeSent", .double(Double(s.mediaTimeSent) / 1_000_000)),
+            ("sourceDuration", .double(Double(s.sourceDuration) / 1_000_000)),
+            ("loopsCompleted", .int(Int64(s.loopsCompleted))),
+            ("videoFramesSent", .int(Int64(s.videoFramesSent))),
+            ("audioFramesSent", .int(Int64(s.audioFramesSent))),
+            ("bytesSent", .int(s.bytesSent)),
+            ("bitrate", .int(Int64(s.bitrate))),
+            ("fps", .double((s.fps * 10).rounded() / 10)),
+            ("droppedFrames", .object([
+                ("disposable", .int(Int64(s.droppedFrames.disposable))),
+                ("reference", .int(Int64(s.droppedFrames.reference))),
+                ("keyframes", .int(Int64(s.droppedFrames.keyframes))),
+                ("audio", .int(Int64(s.droppedFrames.audio))),
+            ])),
+            ("queuedPackets", .int(Int64(s.queuedPackets))),
+            ("queuedDuration", .double(Double(s.queuedDuration) / 1_000_000)),
+        ])
+    }
+
+    static func text(_ event: PushEvent) -> String {
+        let head = "[\(event.group.rawValue)] \(event.name)"
+        switch event {
+        case .pushStarted(let url), .pushURLAuthenticationOverdue(let url):
+            return "\(head) \(url)"
+        case .stats(let s):
+            return "\(head) \(summary(s))"
+        case .stopped(let s):
+            return "\(head) sent \(s.videoFramesSent) video + \(s.audioFramesSent) audio frames, \(s.bytesSent) bytes, dropped \(s.droppedFrames.total)"
+        case .stateChanged(let state):
+            return "\(head) \(state)"
+        case .reconnectStarted(let attempt):
+            return "\(head) attempt \(attempt)"
+        default:
+            if let error = event.error { return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message)" }
+            return head
+        }
+    }
+
+    static func summary(_ s: PushStats) -> String {
+        "media \(clock(s.mediaTimeSent)) / \(clock(s.sourceDuration)), \(s.bitrate / 1000) kbps, \(String(format1: s.fps)) fps, queue \(s.queuedPackets), dropped \(s.droppedFrames.total)"
+    }
+
+    static func clock(_ microseconds: Int64) -> String {
+        let total = max(0, microseconds / 1_000_000)
+        let (m, sec) = (total / 60, total % 60)
+        return "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+    }
+}
+
+extension Duration {
+    var nanosecondsValue: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension String {
+    /// One decimal place, without Foundation's String(format:).
+    init(format1 value: Double) {
+        let tenths = Int64((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct LivePushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "livepush",
+        abstract: "Push media to an RTMP server, or receive it.",
+        subcommands: [PushCommand.self, ServeCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,184 @@
+import ArgumentParser
+import Dispatch
+import LivePush
+import LivePushLoopback
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Push a local media file to an RTMP server.",
+        discussion: """
+        Without a URL the file goes to an embedded receiver started in this process on \
+        127.0.0.1, which records what it received and prints a summary. \
+        Exit status: 0 on success, 1 when the push failed (the error code and its sentence \
+        are printed), 64 for bad usage.
+        """
+    )
+
+    @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...).")
+    var file: String
+
+    @Argument(help: "rtmp:// or rtmps:// URL with app and stream name. Omit to use the embedded receiver.")
+    var url: String?
+
+    @Flag(help: "Push as fast as the server accepts instead of in real time.")
+    var fast = false
+
+    @Option(help: "Push the file N times in total, or 'forever'.")
+    var loop: LoopOption = LoopOption(value: .once)
+
+    @Flag(help: "Print one JSON object per event per line on standard output.")
+    var json = false
+
+    @Flag(help: "Re-encode to H.264/AAC even when the codecs could be copied.")
+    var transcode = false
+
+    @Option(name: .customLong("video-bitrate"), help: "Video bitrate in kbit/s when transcoding.")
+    var videoBitrate: Int?
+
+    @Option(name: .customLong("audio-bitrate"), help: "Audio bitrate in kbit/s when transcoding.")
+    var audioBitrate: Int?
+
+    @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
+    var record: String?
+
+    @Option(name: .customLong("stats-interval"), help: "Seconds between statistics lines.")
+    var statsInterval: Double?
+
+    func validate() throws {
+        if let v = videoBitrate, v <= 0 { throw ValidationError("--video-bitrate must be positive") }
+        if let a = audioBitrate, a <= 0 { throw ValidationError("--audio-bitrate must be positive") }
+        if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
+    }
+
+    func run() async throws {
+        var config = PushConfig()
+        config.pacing = fast ? .asFastAsPossible : .realTime
+        config.looping = loop.value
+        config.media.forceTranscode = transcode
+        if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
+        if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
+        let showProgress = !json && ProgressBar.isTerminal
+        config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
+
+        var receiver: EmbeddedReceiver?
+        let target: String
+        if let url {
+            target = url
+        } else {
+            do {
+                let embedded = try EmbeddedReceiver.start(recordDirectory: record)
+                receiver = embedded
+                target = embedded.url
+                report("embedded receiver listening on \(embedded.url), recording to \(embedded.recordDirectory)")
+            } catch {
+                throw fail(LivePushError(.rtmpStartFailed, "embedded receiver: \(error)"))
+            }
+        }
+        defer { receiver?.stop() }
+
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        do {
+            try pusher.start(file: file, url: target)
+        } catch {
+            throw fail(error)
+        }
+        let interrupt = InterruptHandler { try? pusher.stop() }
+        defer { interrupt.cancel() }
+
+        let started = ContinuousClock.now
+        let bar = ProgressBar()
+        for await event in events {
+            if json {
+                emitLine(EventFormatter.json(event, at: ContinuousClock.now - started))
+            } else if case .stats(let stats) = event {
+                if showProgress {
+                    fputs("\r\u{1B}[2K" + bar.render(stats, loops: config.looping), stderr)
+                } else {
+                    emitLine(EventFormatter.text(event))
+                }
+            } else if case .stateChanged = event {
+                continue
+            } else {
+                if showProgress { fputs("\r\u{1B}[2K", stderr) }
+                emitLine(EventFormatter.text(event))
+            }
+        }
+        if case .failed(let error) = pusher.state { throw fail(error) }
+
+        if let receiver {
+            do {
+                let summary = try await receiver.awaitSummary()
+                if json {
+                    emitLine(summary.json)
+                } else {
+                    emitLine(summary.text)
+                }
+            } catch {
+                throw fail(LivePushError(.publishFailed, "the embedded receiver did not see the publish end: \(error)"))
+            }
+        }
+    }
+
+    private func report(_ message: String) {
+        if json { return }
+        emitLine(message)
+    }
+
+    /// Prints the error with its code and returns the exit status to throw.
+    private func fail(_ error: LivePushError) -> ExitCode {
+        if json {
+            emitLine(JSONValue.object([("event", .string("error")), ("error", EventFormatter.json(error))]).encoded)
+        }
+        fputs("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n", stderr)
+        return ExitCode.failure
+    }
+}
+
+func emitLine(_ line: String) {
+    print(line)
+    fflush(stdout)
+}
+
+/// `--loop N` or `--loop forever`.
+struct LoopOption: ExpressibleByArgument {
+    let value: PushConfig.Looping
+
+    init(value: PushConfig.Looping) { self.value = value }
+
+    init?(argument: String) {
+        if argument == "forever" || argument == "inf" {
+            value = .forever
+        } else if let n = Int(argument) {
+            value = .times(n)
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { "1" }
+}
+
+/// Turns Ctrl-C into a graceful stop: the server finalises the stream.
+final class InterruptHandler: Sendable {
+    private let source: UncheckedBox<any DispatchSourceSignal>
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        self.source = UncheckedBox(source)
+    }
+
+    func cancel() { source.value.cancel() }
+}
+
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

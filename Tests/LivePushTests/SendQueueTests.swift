@@ -1,0 +1,74 @@
+import XCTest
+@testable import LivePush
+
+final class SendQueueTests: XCTestCase {
+    /// A GOP pattern at 25 fps: I P B P B ..., 40 ms apart, 1000 bytes each.
+    private func video(_ index: Int, _ importance: MediaPacket.Importance) -> MediaPacket {
+        MediaPacket(kind: .video, data: [UInt8](repeating: 0, count: 1000), dts: Int64(index) * 40_000,
+                    pts: Int64(index) * 40_000, importance: importance)
+    }
+
+    private func audio(_ index: Int) -> MediaPacket {
+        MediaPacket(kind: .audio, data: [UInt8](repeating: 0, count: 100), dts: Int64(index) * 40_000,
+                    pts: Int64(index) * 40_000, importance: .key)
+    }
+
+    private func gop(from start: Int, length: Int) -> [MediaPacket] {
+        (0..<length).map { i in
+            video(start + i, i == 0 ? .key : (i % 2 == 0 ? .disposable : .reference))
+        }
+    }
+
+    func testBackpressureModeNeverDrops() {
+        var q = SendQueue(limits: .init(maxDuration: 200_000, maxBytes: 1 << 30), mode: .backpressure)
+        for p in gop(from: 0, length: 50) { q.push(p) }
+        XCTAssertEqual(q.count, 50)
+        XCTAssertTrue(q.isFull)
+        XCTAssertEqual(q.drops.total, 0)
+    }
+
+    func testDropsDisposableFramesFirst() {
+        var q = SendQueue(limits: .init(maxDuration: 1_000_000, maxBytes: 10_500), mode: .dropping)
+        for p in gop(from: 0, length: 12) { q.push(p) }
+        XCTAssertEqual(q.drops.disposable, 2)
+        XCTAssertEqual(q.drops.reference + q.drops.keyframes + q.drops.audio, 0)
+        XCTAssertFalse(q.items.contains { $0.importance == .disposable && $0.dts < 200_000 })
+    }
+
+    func testDropsTailOfOldestCompleteGOPThenWholeGOPButNeverAudioFirst() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 6_000), mode: .dropping)
+        var packets = gop(from: 0, length: 6) + gop(from: 6, length: 6)
+        packets.insert(audio(0), at: 1)
+        for p in packets { q.push(p) }
+        // What remains is decodable: every video frame follows its GOP's keyframe.
+        var seenKey = false
+        for p in q.items where p.kind == .video {
+            if p.isKeyframe { seenKey = true }
+            XCTAssertTrue(seenKey, "a non-key frame without its keyframe survived")
+        }
+        XCTAssertTrue(q.items.contains { $0.kind == .audio }, "audio must outlive droppable video")
+        XCTAssertEqual(q.drops.audio, 0)
+        XCTAssertGreaterThan(q.drops.reference, 0)
+        XCTAssertLessThanOrEqual(q.bytes, 6_000)
+    }
+
+    func testIncompleteGOPOverLimitSkipsToNextKeyframe() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 3_000), mode: .dropping)
+        for p in [video(0, .key), video(1, .reference), video(2, .reference), video(3, .reference)] { q.push(p) }
+        q.push(video(4, .reference))
+        XCTAssertFalse(q.items.contains { $0.dts == 160_000 }, "frames after a gap cannot be decoded")
+        q.push(video(5, .key))
+        XCTAssertEqual(q.items.last?.dts, 200_000)
+    }
+
+    func testBufferedDurationAndPop() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 30), mode: .dropping)
+        for p in gop(from: 0, length: 5) { q.push(p) }
+        XCTAssertEqual(q.bufferedDuration, 160_000)
+        XCTAssertEqual(q.pop()?.dts, 0)
+        XCTAssertEqual(q.bytes, 4_000)
+        q.removeAll()
+        XCTAssertTrue(q.isEmpty)
+        XCTAssertEqual(q.bytes, 0)
+    }
+}
