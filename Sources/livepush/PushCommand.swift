@@ -97,14 +97,14 @@ struct PushCommand: AsyncParsableCommand {
                 emitLine(EventFormatter.json(event, at: ContinuousClock.now - started))
             } else if case .stats(let stats) = event {
                 if showProgress {
-                    fputs("\r\u{1B}[2K" + bar.render(stats, loops: config.looping), stderr)
+                    Console.error("\r\u{1B}[2K" + bar.render(stats, loops: config.looping))
                 } else {
                     emitLine(EventFormatter.text(event))
                 }
             } else if case .stateChanged = event {
                 continue
             } else {
-                if showProgress { fputs("\r\u{1B}[2K", stderr) }
+                if showProgress { Console.error("\r\u{1B}[2K") }
                 emitLine(EventFormatter.text(event))
             }
         }
@@ -134,15 +134,12 @@ struct PushCommand: AsyncParsableCommand {
         if json {
             emitLine(JSONValue.object([("event", .string("error")), ("error", EventFormatter.json(error))]).encoded)
         }
-        fputs("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n", stderr)
+        Console.error("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n")
         return ExitCode.failure
     }
 }
 
-func emitLine(_ line: String) {
-    print(line)
-    fflush(stdout)
-}
+func emitLine(_ line: String) { Console.line(line) }
 
 /// `--loop N` or `--loop forever`.
 struct LoopOption: ExpressibleByArgument {

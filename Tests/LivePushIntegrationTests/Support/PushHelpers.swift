@@ -1,0 +1,105 @@
+import Foundation
+import LivePush
+import XCTest
+
+/// Runs a push to completion with an upper bound on its duration, collecting every event.
+struct PushRun: Sendable {
+    var events: [PushEvent]
+    var error: LivePushError?
+    var stats: PushStats
+    var elapsed: Duration
+
+    var eventNames: [String] { events.filter { if case .stateChanged = $0 { false } else { true } }.map(\.name) }
+}
+
+enum PushHelpers {
+    /// Pushes `file` to `url` and waits for the push to end (or fails the test after `timeout`).
+    static func push(
+        file: String, url: String, config: PushConfig = fastConfig(), timeout: Duration = .seconds(60),
+        whilePushing: (@Sendable (LivePusher) async -> Void)? = nil
+    ) async throws -> PushRun {
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        let start = ContinuousClock.now
+        try pusher.start(file: file, url: url)
+        return try await collect(pusher, events, start: start, timeout: timeout, whilePushing: whilePushing)
+    }
+
+    static func collect(
+        _ pusher: LivePusher, _ events: AsyncStream<PushEvent>, start: ContinuousClock.Instant, timeout: Duration,
+        whilePushing: (@Sendable (LivePusher) async -> Void)? = nil
+    ) async throws -> PushRun {
+        let collected = try await withThrowingTaskGroup(of: [PushEvent]?.self) { group in
+            group.addTask {
+                var all: [PushEvent] = []
+                for await event in events { all.append(event) }
+                return all
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            if let whilePushing {
+                group.addTask {
+                    await whilePushing(pusher)
+                    try await Task.sleep(for: timeout * 2)
+                    return nil
+                }
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        guard let collected else {
+            try? pusher.stop()
+            throw TimeoutError(what: "push did not end within \(timeout)")
+        }
+        var error: LivePushError?
+        if case .failed(let e) = pusher.state { error = e }
+        var stats = PushStats()
+        for case .stopped(let s) in collected { stats = s }
+        return PushRun(events: collected, error: error, stats: stats, elapsed: ContinuousClock.now - start)
+    }
+
+    static func fastConfig() -> PushConfig {
+        var config = PushConfig()
+        config.pacing = .asFastAsPossible
+        config.statsInterval = .zero
+        return config
+    }
+
+    /// Waits for the first event matching `predicate` (bounded).
+    static func awaitEvent(
+        _ events: AsyncStream<PushEvent>, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (PushEvent) -> Bool
+    ) async throws -> PushEvent {
+        try await withThrowingTaskGroup(of: PushEvent?.self) { group in
+            group.addTask {
+                for await event in events where predicate(event) { return event }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            guard let first else { throw TimeoutError(what: "event not seen within \(timeout)") }
+            return first
+        }
+    }
+}
+
+struct TimeoutError: Error, CustomStringConvertible {
+    let what: String
+    var description: String { what }
+}
+
+extension FFProbe {
+    /// Asserts what every correct recording of a push must satisfy.
+    func assertWellFormed(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(dtsIsMonotonicPerStream, "timestamps go backwards", file: file, line: line)
+        if videoStream != nil {
+            XCTAssertTrue(firstVideoIsKeyframe, "first video frame is not a keyframe", file: file, line: line)
+        }
+    }
+}
