@@ -1,0 +1,143 @@
+import LivePushWire
+
+/// Accounts for (and optionally records) the media of one publish.
+/// Audio, video and data messages go in with ``record(_:)``; ``finish(reason:)`` closes the
+/// recording and returns the summary.
+final class PublishRecorder {
+    let publishID: Int
+    let app: String
+    let stream: String
+    let remote: String
+    private var sink: FLVFileSink?
+    private(set) var recordingPath: String?
+
+    private var videoFrames = 0
+    private var videoKeyframes = 0
+    private var firstVideoFrameIsKeyframe: Bool?
+    private var sequenceHeaders = 0
+    private var audioFrames = 0
+    private var dataMessages = 0
+    private var bytes = 0
+    private var firstTimestamp: Int?
+    private var lastTimestamp: Int?
+    private var lastVideoTimestamp: UInt32?
+    private var lastAudioTimestamp: UInt32?
+    private var monotonic = true
+    private var metadata: [AMF0Property] = []
+
+    /// Called with a description when writing the recording fails (recording then stops).
+    var onRecordingError: ((String) -> Void)?
+
+    init(publishID: Int, app: String, stream: String, remote: String, recordingPath: String?) throws {
+        self.publishID = publishID
+        self.app = app
+        self.stream = stream
+        self.remote = remote
+        if let recordingPath {
+            sink = try FLVFileSink(path: recordingPath)
+            self.recordingPath = recordingPath
+        }
+    }
+
+    static let setDataFramePrefix: [UInt8] = AMF0.encode([.string("@setDataFrame")])
+
+    func record(_ message: RTMPMessage) {
+        switch message.type {
+        case .video:
+            recordVideo(message)
+            write(.video, message.timestamp, message.payload[...])
+        case .audio:
+            recordAudio(message)
+            write(.audio, message.timestamp, message.payload[...])
+        case .dataAMF0, .dataAMF3:
+            var body = message.payload[...]
+            if message.type == .dataAMF3, body.first == 0 { body = body.dropFirst() }
+            if body.starts(with: Self.setDataFramePrefix) { body = body.dropFirst(Self.setDataFramePrefix.count) }
+            dataMessages += 1
+            bytes += message.payload.count
+            if let values = try? AMF0.decode(body), values.first == .string("onMetaData"),
+               let props = values.dropFirst().first?.properties {
+                metadata = props
+            }
+            write(.script, message.timestamp, body)
+        default:
+            break
+        }
+    }
+
+    private func noteTimestamp(_ ts: UInt32, last: inout UInt32?) {
+        if let previous = last, ts < previous { monotonic = false }
+        last = ts
+        let t = Int(ts)
+        firstTimestamp = min(firstTimestamp ?? t, t)
+        lastTimestamp = max(lastTimestamp ?? t, t)
+    }
+
+    private func recordVideo(_ message: RTMPMessage) {
+        let p = message.payload
+        bytes += p.count
+        guard let b0 = p.first else { return }
+        let isExHeader = b0 & 0x80 != 0
+        let frameType = isExHeader ? (b0 >> 4) & 0x07 : b0 >> 4
+        let isFrame: Bool
+        if frameType == 5 {
+            isFrame = false  // video info / command frame
+        } else if isExHeader {
+            let packetType = b0 & 0x0F
+            if packetType == 0 { sequenceHeaders += 1 }
+            isFrame = packetType == 1 || packetType == 3
+        } else if b0 & 0x0F == 7 || b0 & 0x0F == 12 || b0 & 0x0F == 13 {  // AVC, HEVC (ext), AV1 (ext)
+            guard p.count >= 2 else { return }
+            if p[1] == 0 { sequenceHeaders += 1 }
+            isFrame = p[1] == 1
+        } else {
+            isFrame = true
+        }
+        guard isFrame else { return }
+        noteTimestamp(message.timestamp, last: &lastVideoTimestamp)
+        videoFrames += 1
+        let key = frameType == 1
+        if key { videoKeyframes += 1 }
+        if firstVideoFrameIsKeyframe == nil { firstVideoFrameIsKeyframe = key }
+    }
+
+    private func recordAudio(_ message: RTMPMessage) {
+        let p = message.payload
+        bytes += p.count
+        guard let b0 = p.first else { return }
+        if b0 >> 4 == 10 {  // AAC
+            guard p.count >= 2 else { return }
+            if p[1] == 0 { sequenceHeaders += 1; return }
+        } else if p.count < 2 {
+            return
+        }
+        noteTimestamp(message.timestamp, last: &lastAudioTimestamp)
+        audioFrames += 1
+    }
+
+    private func write(_ type: FLVTagType, _ timestamp: UInt32, _ body: ArraySlice<UInt8>) {
+        guard let sink else { return }
+        do {
+            try sink.write(type: type, timestampMs: timestamp, body: body)
+        } catch {
+            self.sink = nil
+            try? sink.close()
+            onRecordingError?("recording \(sink.path) failed: \(error)")
+        }
+    }
+
+    /// Closes the recording and returns the summary.
+    func finish(reason: String) -> PublishSummary {
+        if let sink {
+            do { try sink.close() } catch { onRecordingError?("closing \(sink.path) failed: \(error)") }
+            self.sink = nil
+        }
+        return PublishSummary(
+            publishID: publishID, app: app, stream: stream, remote: remote,
+            videoFrames: videoFrames, videoKeyframes: videoKeyframes,
+            firstVideoFrameIsKeyframe: firstVideoFrameIsKeyframe, sequenceHeaders: sequenceHeaders,
+            audioFrames: audioFrames, dataMessages: dataMessages, bytes: bytes,
+            firstTimestampMs: firstTimestamp, lastTimestampMs: lastTimestamp,
+            recordingPath: recordingPath, metadata: metadata, monotonic: monotonic, endReason: reason)
+    }
+}

@@ -1,0 +1,43 @@
+import LivePushWire
+
+/// What the receiver saw during one publish.
+public struct PublishSummary: Sendable {
+    /// Sequence number of the publish within the receiver, starting at 1.
+    public var publishID: Int
+    public var app: String
+    /// Stream name without any `?query` part.
+    public var stream: String
+    public var remote: String
+    /// Coded video frames (AVC / enhanced-RTMP packet types 1 and 3; sequence headers and
+    /// end-of-sequence are not frames).
+    public var videoFrames: Int
+    /// Video frames flagged as keyframes.
+    public var videoKeyframes: Int
+    /// Whether the first coded video frame was a keyframe (nil without video).
+    public var firstVideoFrameIsKeyframe: Bool?
+    /// Sequence headers (AVC or AAC configuration) received, audio and video.
+    public var sequenceHeaders: Int
+    /// Coded audio frames (AAC raw frames; every non-empty message for other formats).
+    public var audioFrames: Int
+    /// Data messages (type 18 / 15), e.g. `@setDataFrame onMetaData`.
+    public var dataMessages: Int
+    /// Payload bytes of audio, video and data messages.
+    public var bytes: Int
+    /// Smallest and largest audio/video timestamp (ms); nil without media.
+    public var firstTimestampMs: Int?
+    public var lastTimestampMs: Int?
+    /// Path of the FLV recording, if a record directory was configured.
+    public var recordingPath: String?
+    /// Properties of the last `onMetaData` received.
+    public var metadata: [AMF0Property]
+    /// True when the timestamps of each track never went backwards.
+    public var monotonic: Bool
+    /// Why the publish ended: "deleteStream", "FCUnpublish", "closeStream", "disconnect", "stop".
+    public var endReason: String
+
+    /// `lastTimestampMs - firstTimestampMs`, 0 without media.
+    public var durationMs: Int {
+        guard let first = firstTimestampMs, let last = lastTimestampMs else { return 0 }
+        return last - first
+    }
+}

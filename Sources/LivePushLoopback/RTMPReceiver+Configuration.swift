@@ -1,0 +1,31 @@
+extension RTMPReceiver {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 binds an ephemeral port; read it from `start()` or `port`.
+        public var port: Int
+        /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv` (overwriting).
+        public var recordDirectory: String?
+        /// Window Acknowledgement Size sent after connect (the client acknowledges this often).
+        public var windowAcknowledgementSize: UInt32
+        /// Set Peer Bandwidth sent after connect (limit type dynamic).
+        public var peerBandwidth: UInt32
+        /// Set Chunk Size sent after connect; nil keeps the default 128.
+        public var outgoingChunkSize: UInt32?
+
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            recordDirectory: String? = nil,
+            windowAcknowledgementSize: UInt32 = 2_500_000,
+            peerBandwidth: UInt32 = 2_500_000,
+            outgoingChunkSize: UInt32? = 4096
+        ) {
+            self.host = host
+            self.port = port
+            self.recordDirectory = recordDirectory
+            self.windowAcknowledgementSize = windowAcknowledgementSize
+            self.peerBandwidth = peerBandwidth
+            self.outgoingChunkSize = outgoingChunkSize
+        }
+    }
+}

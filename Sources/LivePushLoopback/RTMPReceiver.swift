@@ -1,0 +1,140 @@
+import LivePushWire
+import NIOCore
+import NIOPosix
+
+/// An embedded RTMP server that accepts publishers (ffmpeg, librtmp) on a local port, answers
+/// the NetConnection/NetStream commands, and records what it receives to FLV files.
+///
+/// Pipeline per connection: ``HandshakeHandler`` → ``ChunkEncoderHandler`` (outbound) →
+/// ``ChunkDecoderHandler`` → ``RTMPSessionHandler`` (commands; media to a ``PublishRecorder``).
+/// Runs on its own one-thread event loop group. `start()` and `stop()` block the calling thread
+/// briefly; do not call them from the receiver's own event loop.
+public final class RTMPReceiver: Sendable {
+    public let configuration: Configuration
+    let core = ReceiverCore()
+
+    private struct Runtime {
+        var group: MultiThreadedEventLoopGroup?
+        var serverChannel: (any Channel)?
+        var port = 0
+        var started = false
+        var stopped = false
+    }
+
+    private let runtime = Locked(Runtime())
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Binds and starts accepting connections; returns the bound port.
+    @discardableResult
+    public func start() throws -> Int {
+        try runtime.withLock { r in
+            if r.started { throw ReceiverError.alreadyStarted }
+            r.started = true
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let core = self.core
+        let configuration = self.configuration
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                guard core.register(channel) else {
+                    return channel.close()
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler())
+                    try channel.pipeline.syncOperations.addHandler(ChunkEncoderHandler())
+                    try channel.pipeline.syncOperations.addHandler(
+                        ChunkDecoderHandler(acknowledgementWindow: configuration.windowAcknowledgementSize))
+                    try channel.pipeline.syncOperations.addHandler(
+                        RTMPSessionHandler(core: core, configuration: configuration))
+                }
+            }
+        do {
+            let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+            let port = channel.localAddress?.port ?? 0
+            let keep = runtime.withLock { r in
+                if r.stopped { return false }
+                r.group = group
+                r.serverChannel = channel
+                r.port = port
+                return true
+            }
+            if !keep {
+                try? channel.close().wait()
+                try? group.syncShutdownGracefully()
+                throw ReceiverError.stopped
+            }
+            return port
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+    }
+
+    /// The bound port (0 before `start()`).
+    public var port: Int {
+        runtime.withLock { $0.port }
+    }
+
+    /// Closes the listener and every connection (ending their publishes with reason "stop"),
+    /// fails pending waiters, finishes event streams and shuts down the event loop group.
+    /// Idempotent.
+    public func stop() {
+        let (group, server): (MultiThreadedEventLoopGroup?, (any Channel)?) = runtime.withLock { r in
+            if r.stopped { return (nil, nil) }
+            r.stopped = true
+            defer { r.group = nil; r.serverChannel = nil }
+            return (r.group, r.serverChannel)
+        }
+        try? server?.close().wait()
+        for channel in core.beginStop() {
+            // End publishes with reason "stop" before the close makes them "disconnect".
+            try? channel.eventLoop.submit {
+                channel.pipeline.fireUserInboundEventTriggered(ReceiverStopEvent())
+            }.wait()
+            try? channel.close().wait()
+        }
+        core.finishStop()
+        try? group?.syncShutdownGracefully()
+    }
+
+    /// A new event stream; it sees events from now on and finishes when the receiver stops.
+    public func makeEventStream() -> AsyncStream<ReceiverEvent> {
+        core.makeEventStream()
+    }
+
+    /// Same as ``makeEventStream()``: every access returns a new subscription.
+    public var events: AsyncStream<ReceiverEvent> {
+        core.makeEventStream()
+    }
+
+    /// Returns the summary of `stream` once its publish has ended and its recording is closed.
+    /// If no publish of `stream` is active and one has already ended, returns the latest one at once;
+    /// otherwise waits for the next end. Throws ``ReceiverError/timeout(stream:)`` after `timeout`,
+    /// ``ReceiverError/stopped`` when the receiver stops, `CancellationError` when cancelled.
+    public func waitForPublishEnd(stream: String, timeout: Duration) async throws -> PublishSummary {
+        let id = core.makeWaiterID()
+        let core = self.core
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                core.addWaiter(id: id, stream: stream, timeout: timeout, continuation: continuation)
+            }
+        } onCancel: {
+            core.failWaiter(id: id, error: CancellationError())
+        }
+    }
+
+    /// Summaries of all publishes that have ended, oldest first.
+    public func summaries() -> [PublishSummary] {
+        core.summaries()
+    }
+
+    deinit {
+        stop()
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import LivePushWire
+import NIOCore
+
+/// Answers NetConnection / NetStream commands and routes the media of publishing streams to a
+/// ``PublishRecorder``. Sits after ``ChunkDecoderHandler``; writes ``RTMPMessage``s.
+final class RTMPSessionHandler: ChannelInboundHandler {
+    typealias InboundIn = RTMPMessage
+    typealias OutboundOut = RTMPMessage
+
+    static let commandChunkStream: UInt32 = 3
+    static let streamChunkStream: UInt32 = 5
+
+    private let core: ReceiverCore
+    private let configuration: RTMPReceiver.Configuration
+    private var remote = "?"
+    private var app: String?
+    private var objectEncoding: Double = 0
+    private var nextStreamID: UInt32 = 1
+    /// Publishing recorders by message stream id.
+    private var publishes: [UInt32: PublishRecorder] = [:]
+
+    init(core: ReceiverCore, configuration: RTMPReceiver.Configuration) {
+        self.core = core
+        self.configuration = configuration
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let address = context.channel.remoteAddress {
+            remote = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        }
+        context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive, let address = context.channel.remoteAddress {
+            remote = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        for streamID in publishes.keys.sorted() {
+            endPublish(streamID: streamID, reason: "disconnect")
+        }
+        core.emit(.disconnected(remote: remote))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        core.emit(.protocolError("\(remote): \(error)"))
+        context.close(promise: nil)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ReceiverStopEvent {
+            for streamID in publishes.keys.sorted() { endPublish(streamID: streamID, reason: event.reason) }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let message = unwrapInboundIn(data)
+        switch message.type {
+        case .audio, .video, .dataAMF0, .dataAMF3:
+            if let recorder = publishes[message.streamID] {
+                recorder.record(message)
+            } else if message.type == .dataAMF0 || message.type == .dataAMF3 {
+                // Data on a stream that is not publishing (e.g. before publish): ignore.
+            }
+        case .commandAMF0, .commandAMF3:
+            do {
+                let command = try RTMPCommand(message: message)
+                handle(command, streamID: message.streamID, context: context)
+            } catch {
+                core.emit(.protocolError("\(remote): undecodable command: \(error)"))
+            }
+        case .userControl:
+            // Ping request (6) → ping response (7) with the same timestamp.
+            let p = message.payload
+            if p.count >= 6, p[0] == 0, p[1] == 6 {
+                context.writeAndFlush(wrapOutboundOut(.userControl(event: 7, data: Array(p[2..<6]))), promise: nil)
+            }
+        default:
+            // Set Chunk Size / Abort are applied by the decoder; Acknowledgement, Window Ack Size,
+            // Set Peer Bandwidth and aggregate/shared-object messages need no answer here.
+            break
+        }
+    }
+
+    // MARK: Commands
+
+    private func send(_ values: [AMF0Value], streamID: UInt32 = 0, context: ChannelHandlerContext) {
+        let csid = streamID == 0 ? Self.commandChunkStream : Self.streamChunkStream
+        context.write(wrapOutboundOut(.command(values, streamID: streamID, chunkStreamID: csid)), promise: nil)
+    }
+
+    private func status(_ level: String, _ code: String, _ description: String, extra: [AMF0Property] = []) -> AMF0Value {
+        .object([
+            AMF0Property("level", .string(level)),
+            AMF0Property("code", .string(code)),
+            AMF0Property("description", .string(description)),
+        ] + extra)
+    }
+
+    private func handle(_ command: RTMPCommand, streamID: UInt32, context: ChannelHandlerContext) {
+        let txn = command.transactionID
+        switch command.name {
+        case "connect":
+            let app = command.commandObject["app"]?.stringValue ?? ""
+            self.app = app
+            objectEncoding = command.commandObject["objectEncoding"]?.numberValue ?? 0
+            context.write(wrapOutboundOut(.windowAcknowledgementSize(configuration.windowAcknowledgementSize)), promise: nil)
+            context.write(wrapOutboundOut(.setPeerBandwidth(configuration.peerBandwidth, limitType: 2)), promise: nil)
+            if let size = configuration.outgoingChunkSize {
+                context.write(wrapOutboundOut(.setChunkSize(size)), promise: nil)
+            }
+            send([
+                .string("_result"), .number(txn),
+                .object([
+                    AMF0Property("fmsVer", .string("FMS/3,0,1,123")),
+                    AMF0Property("capabilities", .number(31)),
+                ]),
+                status("status", "NetConnection.Connect.Success", "Connection succeeded.",
+                       extra: [AMF0Property("objectEncoding", .number(objectEncoding))]),
+            ], context: context)
+            context.flush()
+            core.emit(.connected(app: app, remote: remote))
+
+        case "releaseStream", "FCPublish":
+            if txn != 0 { send([.string("_result"), .number(txn), .null, .undefined], context: context) }
+            if command.name == "FCPublish", let name = command.arguments.first?.stringValue {
+                send([.string("onFCPublish"), .number(0), .null,
+                      status("status", "NetStream.Publish.Start", name)], context: context)
+            }
+            context.flush()
+
+        case "createStream":
+            let id = nextStreamID
+            nextStreamID += 1
+            send([.string("_result"), .number(txn), .null, .number(Double(id))], context: context)
+            context.flush()
+
+        case "publish":
+            handlePublish(command, streamID: streamID, context: context)
+
+        case "FCUnpublish":
+            if txn != 0 { send([.string("_result"), .number(txn), .null, .undefined], context: context) }
+            if let name = command.arguments.first?.stringValue {
+                let stream = Self.streamName(name)
+                send([.string("onFCUnpublish"), .number(0), .null,
+                      status("status", "NetStream.Unpublish.Success", name)], context: context)
+                if let id = publishes.first(where: { $0.value.stream == stream })?.key {
+                    endPublish(streamID: id, reason: "FCUnpublish")
+                }
+            }
+            context.flush()
+
+        case "deleteStream":
+            let id = command.arguments.first?.numberValue.map { UInt32(clamping: Int($0)) } ?? streamID
+            if publishes[id] != nil { endPublish(streamID: id, reason: "deleteStream") }
+
+        case "closeStream":
+            if publishes[streamID] != nil { endPublish(streamID: streamID, reason: "closeStream") }
+
+        case "_result", "_error", "onStatus", "_checkbw", "onBWDone":
+            if command.name == "_checkbw", txn != 0 {
+                send([.string("_result"), .number(txn), .null, .undefined], context: context)
+                context.flush()
+            }
+
+        default:
+            // Unknown command: answer so a client waiting on the transaction never hangs.
+            if txn != 0 {
+                send([.string("_result"), .number(txn), .null, .null], streamID: streamID, context: context)
+                context.flush()
+            }
+        }
+    }
+
+    private func handlePublish(_ command: RTMPCommand, streamID: UInt32, context: ChannelHandlerContext) {
+        let rawName = command.arguments.first?.stringValue ?? ""
+        let stream = Self.streamName(rawName)
+        let app = self.app ?? ""
+        if publishes[streamID] != nil { endPublish(streamID: streamID, reason: "republish") }
+        context.write(wrapOutboundOut(.streamBegin(streamID: streamID)), promise: nil)
+
+        let publishID = core.publishStarted(app: app, stream: stream)
+        let path = configuration.recordDirectory.map { dir in
+            URL(fileURLWithPath: dir).appendingPathComponent(Self.fileName(stream) + ".flv").path
+        }
+        let recorder: PublishRecorder
+        do {
+            recorder = try PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: path)
+        } catch {
+            core.emit(.protocolError("\(remote): cannot record \(path ?? "?"): \(error)"))
+            // Carry on without a recording.
+            recorder = try! PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: nil)
+        }
+        let core = self.core
+        let remote = self.remote
+        recorder.onRecordingError = { core.emit(.protocolError("\(remote): \($0)")) }
+        publishes[streamID] = recorder
+        send([.string("onStatus"), .number(0), .null,
+              status("status", "NetStream.Publish.Start", "Start publishing",
+                     extra: [AMF0Property("details", .string(rawName))])],
+             streamID: streamID, context: context)
+        context.flush()
+    }
+
+    private func endPublish(streamID: UInt32, reason: String) {
+        guard let recorder = publishes.removeValue(forKey: streamID) else { return }
+        core.publishEnded(recorder.finish(reason: reason))
+    }
+
+    /// The stream name without a `?query` part.
+    static func streamName(_ raw: String) -> String {
+        String(raw.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// A file name for a stream name: path separators and dot-dot removed.
+    static func fileName(_ stream: String) -> String {
+        var name = stream.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_")
+        if name.isEmpty || name.hasPrefix(".") { name = "_" + name }
+        return name
+    }
+}
+
+/// Sent through a pipeline when the receiver stops, so publishes end with reason "stop".
+struct ReceiverStopEvent: Sendable {
+    var reason = "stop"
+}

@@ -1,0 +1,164 @@
+import LivePushWire
+import NIOCore
+
+/// State shared between the receiver's API and its connections: event subscribers, ended
+/// publishes, waiters and open channels. Thread-safe.
+final class ReceiverCore: Sendable {
+    struct Waiter {
+        var stream: String
+        var continuation: CheckedContinuation<PublishSummary, any Error>
+        var timeoutTask: Task<Void, Never>?
+    }
+
+    struct State {
+        var subscribers: [Int: AsyncStream<ReceiverEvent>.Continuation] = [:]
+        var nextID = 1
+        var nextPublishID = 1
+        var summaries: [PublishSummary] = []
+        var activePublishes: [String: Int] = [:]
+        var waiters: [Int: Waiter] = [:]
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        var stopped = false
+    }
+
+    private let state = Locked(State())
+
+    // MARK: Events
+
+    func makeEventStream() -> AsyncStream<ReceiverEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ReceiverEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        let id: Int? = state.withLock { s in
+            if s.stopped { return nil }
+            let id = s.nextID
+            s.nextID += 1
+            s.subscribers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func emit(_ event: ReceiverEvent) {
+        let subscribers = state.withLock { Array($0.subscribers.values) }
+        for s in subscribers { s.yield(event) }
+    }
+
+    // MARK: Publishes
+
+    func publishStarted(app: String, stream: String) -> Int {
+        let id = state.withLock { s in
+            s.activePublishes[stream, default: 0] += 1
+            defer { s.nextPublishID += 1 }
+            return s.nextPublishID
+        }
+        emit(.publishStarted(app: app, stream: stream))
+        return id
+    }
+
+    func publishEnded(_ summary: PublishSummary) {
+        let resumed: [Waiter] = state.withLock { s in
+            s.summaries.append(summary)
+            if let n = s.activePublishes[summary.stream] {
+                s.activePublishes[summary.stream] = n > 1 ? n - 1 : nil
+            }
+            let ids = s.waiters.filter { $0.value.stream == summary.stream }.map(\.key)
+            return ids.compactMap { s.waiters.removeValue(forKey: $0) }
+        }
+        emit(.publishEnded(summary))
+        for w in resumed {
+            w.timeoutTask?.cancel()
+            w.continuation.resume(returning: summary)
+        }
+    }
+
+    func summaries() -> [PublishSummary] {
+        state.withLock { $0.summaries }
+    }
+
+    func makeWaiterID() -> Int {
+        state.withLock { s in
+            defer { s.nextID += 1 }
+            return s.nextID
+        }
+    }
+
+    /// Registers a waiter, or resolves it at once: with the latest summary of `stream` when no
+    /// publish of it is active, with `.stopped` after stop.
+    func addWaiter(id: Int, stream: String, timeout: Duration, continuation: CheckedContinuation<PublishSummary, any Error>) {
+        enum Outcome { case wait, summary(PublishSummary), fail(any Error) }
+        let outcome: Outcome = state.withLock { s in
+            if Task.isCancelled { return .fail(CancellationError()) }
+            if s.activePublishes[stream] == nil, let last = s.summaries.last(where: { $0.stream == stream }) {
+                return .summary(last)
+            }
+            if s.stopped { return .fail(ReceiverError.stopped) }
+            s.waiters[id] = Waiter(stream: stream, continuation: continuation, timeoutTask: nil)
+            return .wait
+        }
+        switch outcome {
+        case .summary(let summary): continuation.resume(returning: summary)
+        case .fail(let error): continuation.resume(throwing: error)
+        case .wait:
+            let task = Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                if Task.isCancelled { return }
+                self?.failWaiter(id: id, error: ReceiverError.timeout(stream: stream))
+            }
+            let stillWaiting = state.withLock { s in
+                if s.waiters[id] != nil { s.waiters[id]?.timeoutTask = task; return true }
+                return false
+            }
+            if !stillWaiting { task.cancel() }
+        }
+    }
+
+    func failWaiter(id: Int, error: any Error) {
+        guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
+        waiter.timeoutTask?.cancel()
+        waiter.continuation.resume(throwing: error)
+    }
+
+    // MARK: Channels and lifecycle
+
+    /// Returns false (and the caller closes the channel) once stopped.
+    func register(_ channel: any Channel) -> Bool {
+        let ok = state.withLock { s in
+            if s.stopped { return false }
+            s.channels[ObjectIdentifier(channel)] = channel
+            return true
+        }
+        if ok {
+            channel.closeFuture.whenComplete { [weak self] _ in
+                self?.state.withLock { _ = $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
+            }
+        }
+        return ok
+    }
+
+    /// Marks the core stopped and returns the open channels.
+    func beginStop() -> [any Channel] {
+        state.withLock { s in
+            s.stopped = true
+            return Array(s.channels.values)
+        }
+    }
+
+    /// Fails remaining waiters and ends all event streams.
+    func finishStop() {
+        let (waiters, subscribers) = state.withLock { s in
+            defer { s.waiters = [:]; s.subscribers = [:] }
+            return (Array(s.waiters.values), Array(s.subscribers.values))
+        }
+        for w in waiters {
+            w.timeoutTask?.cancel()
+            w.continuation.resume(throwing: ReceiverError.stopped)
+        }
+        for s in subscribers { s.finish() }
+    }
+}
