@@ -8,6 +8,11 @@ enum FF {
     static let invalidData: Int32 = livepush_averror_invaliddata()
     static let microsTimeBase = AVRational(num: 1, den: 1_000_000)
 
+    /// libav logs to stderr by default (encoder statistics, warnings about odd files). The
+    /// SDK reports problems through LivePushError instead, so only fatal messages remain.
+    /// Evaluated once, on first use of the media layer.
+    static let quietLogging: Void = av_log_set_level(AV_LOG_FATAL)
+
     /// `ts` in `timeBase` as microseconds, or nil for AV_NOPTS_VALUE.
     static func micros(_ ts: Int64, _ timeBase: AVRational) -> Int64? {
         guard ts != noPTS, timeBase.num > 0, timeBase.den > 0 else { return nil }

@@ -17,6 +17,7 @@ final class FFDemuxer {
     /// lacks something this layer needs (typical for MPEG-TS), with modest probe limits.
     init(path: String) throws(LivePushError) {
         self.path = path
+        FF.quietLogging
         var st = stat()
         guard !path.isEmpty, stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR, access(path, R_OK) == 0 else {
             throw LivePushError(.fileNotFound, path)

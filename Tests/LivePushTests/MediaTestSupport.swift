@@ -1,0 +1,116 @@
+import Foundation
+@testable import LivePush
+import XCTest
+
+/// Makes tiny media files with the ffmpeg CLI in a per-test temporary folder.
+final class MediaTestFiles {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("livepush-media-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static var toolsAvailable: Bool {
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/ffprobe")
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Runs a tool, returns its standard output; throws when it exits non-zero.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw NSError(domain: "MediaTestFiles", code: Int(process.terminationStatus),
+                          userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments.joined(separator: " ")) failed"])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `ffmpeg -y <arguments> <name>` with lavfi test sources; returns the output path.
+    func make(_ name: String, _ arguments: [String]) throws -> String {
+        let output = path(name)
+        try Self.run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments + [output])
+        return output
+    }
+
+    static let video = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2"]
+    static let audio = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2"]
+
+    /// Packets of the first stream of `type` ("v" or "a") as ffprobe counts them.
+    static func packetCount(_ path: String, _ type: String) throws -> Int {
+        let out = try run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "\(type):0", "-count_packets",
+                                               "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", path])
+        // MPEG-TS also prints a program section; take the first number.
+        return out.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first ?? -1
+    }
+
+    /// All packets of a source, in order.
+    static func drain(_ source: any MediaSource, limit: Int = 100_000) throws -> [MediaPacket] {
+        var packets: [MediaPacket] = []
+        while let p = try source.nextPacket() {
+            packets.append(p)
+            if packets.count >= limit { break }
+        }
+        return packets
+    }
+}
+
+/// Checks the output contract shared by copy and transcode paths.
+func assertMediaContract(_ packets: [MediaPacket], file: StaticString = #filePath, line: UInt = #line) {
+    var lastDts: [MediaPacket.Kind: Int64] = [:]
+    for p in packets {
+        XCTAssertGreaterThanOrEqual(p.pts, p.dts, "pts < dts", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(p.dts, 0, "negative dts", file: file, line: line)
+        if let last = lastDts[p.kind] {
+            XCTAssertGreaterThanOrEqual(p.dts, last, "dts not monotonic", file: file, line: line)
+        }
+        lastDts[p.kind] = p.dts
+        XCTAssertFalse(p.data.isEmpty, "empty payload", file: file, line: line)
+        if p.kind == .video {
+            XCTAssertTrue(isAVCC(p.data), "video packet is not AVCC", file: file, line: line)
+        } else {
+            XCTAssertEqual(p.importance, .key, file: file, line: line)
+            XCTAssertNil(ADTSHeader(p.data), "audio packet still has an ADTS header", file: file, line: line)
+        }
+    }
+    XCTAssertEqual(packets.map(\.dts).min(), 0, "first dts is not 0", file: file, line: line)
+}
+
+/// Whether `data` is a well-formed sequence of 4-byte length-prefixed NAL units.
+func isAVCC(_ data: [UInt8]) -> Bool {
+    // (A 4-byte length of 256...511 begins with 00 00 01, so no start-code check here.)
+    data.withUnsafeBufferPointer { AVCCFormat.summarize($0, lengthSize: 4) } != nil
+}
+
+/// A second pass after `rewind()` must replay the same media starting at 0 again. Seeking may
+/// skip packets that precede the start (e.g. AAC priming in MP4, or a decoder's start padding
+/// when transcoding), so audio may differ by a packet or two and the offset may shift.
+func assertSameReplay(_ first: [MediaPacket], _ second: [MediaPacket], _ message: String = "",
+                      file: StaticString = #filePath, line: UInt = #line) {
+    func relative(_ packets: [MediaPacket], _ kind: MediaPacket.Kind) -> [Int64] {
+        let dts = packets.filter { $0.kind == kind }.map(\.dts)
+        return dts.map { $0 - (dts.first ?? 0) }
+    }
+    XCTAssertEqual(second.map(\.dts).min(), 0, message, file: file, line: line)
+    XCTAssertEqual(relative(first, .video), relative(second, .video), message, file: file, line: line)
+    let audio = (first.filter { $0.kind == .audio }.count, second.filter { $0.kind == .audio }.count)
+    XCTAssertLessThanOrEqual(abs(audio.0 - audio.1), 2, message, file: file, line: line)
+    XCTAssertEqual(second.first { $0.kind == .video }?.importance ?? .key, .key, message, file: file, line: line)
+}
