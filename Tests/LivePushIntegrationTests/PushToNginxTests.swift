@@ -32,8 +32,12 @@ final class PushToNginxTests: XCTestCase {
         XCTAssertEqual(recorded.videoStream?.codecName, source.videoStream.map { _ in "h264" }, file: file, line: line)
         XCTAssertEqual(recorded.audioStream?.codecName, source.audioStream.map { _ in "aac" }, file: file, line: line)
         XCTAssertEqual(recorded.videoPackets.count, source.videoPackets.count, "video frame count", file: file, line: line)
-        let expected = source.duration ?? 0
-        XCTAssertEqual(recorded.duration ?? 0, expected, accuracy: expected * 0.01 + 0.001, "duration", file: file, line: line)
+        assertSpan(recorded, source.presentationSpan, file: file, line: line)
+    }
+
+    /// Duration within 1%, measured as the presentation span (see `FFProbe.presentationSpan`).
+    private func assertSpan(_ recorded: FFProbe, _ expected: Double, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(recorded.presentationSpan, expected, accuracy: expected * 0.01, "duration", file: file, line: line)
     }
 
     func testStreamCopyH264AAC() async throws {
@@ -59,7 +63,7 @@ final class PushToNginxTests: XCTestCase {
         XCTAssertEqual(recorded.audioStream?.codecName, "aac")
         XCTAssertEqual(recorded.audioStream?.sampleRate, 44100)
         XCTAssertEqual(recorded.videoPackets.count, source.videoPackets.count)
-        XCTAssertEqual(recorded.duration ?? 0, 4.0, accuracy: 0.04)
+        assertSpan(recorded, source.presentationSpan)
     }
 
     func testTranscodesVP9AndOpus() async throws {
@@ -68,7 +72,7 @@ final class PushToNginxTests: XCTestCase {
         XCTAssertEqual(recorded.videoStream?.codecName, "h264")
         XCTAssertEqual(recorded.audioStream?.codecName, "aac")
         XCTAssertEqual(recorded.videoPackets.count, source.videoPackets.count, "every decoded frame is re-encoded")
-        XCTAssertEqual(recorded.duration ?? 0, 4.0, accuracy: 0.04)
+        assertSpan(recorded, source.presentationSpan)
     }
 
     func testForcedTranscodeOfCopyableFile() async throws {
@@ -78,7 +82,7 @@ final class PushToNginxTests: XCTestCase {
         let (source, recorded, _) = try await pushAndProbe(.h264AAC, stream: "forced", config: config)
         recorded.assertWellFormed()
         XCTAssertEqual(recorded.videoPackets.count, source.videoPackets.count)
-        XCTAssertEqual(recorded.duration ?? 0, 4.0, accuracy: 0.04)
+        assertSpan(recorded, source.presentationSpan)
     }
 
     func testAudioOnlyAndVideoOnly() async throws {
@@ -86,7 +90,7 @@ final class PushToNginxTests: XCTestCase {
         audio.recorded.assertWellFormed()
         XCTAssertNil(audio.recorded.videoStream)
         XCTAssertEqual(audio.recorded.audioStream?.codecName, "aac")
-        XCTAssertEqual(audio.recorded.duration ?? 0, audio.source.duration ?? 0, accuracy: 0.05)
+        assertSpan(audio.recorded, audio.source.presentationSpan)
 
         let video = try await pushAndProbe(.videoOnly, stream: "video")
         XCTAssertNil(video.recorded.audioStream)
@@ -99,7 +103,7 @@ final class PushToNginxTests: XCTestCase {
         let (source, recorded, run) = try await pushAndProbe(.bFrames, stream: "loop", config: config)
         recorded.assertWellFormed()
         XCTAssertEqual(recorded.videoPackets.count, source.videoPackets.count * 3)
-        XCTAssertEqual(recorded.duration ?? 0, 12.0, accuracy: 0.12)
+        assertSpan(recorded, source.presentationSpan * 3)
         XCTAssertEqual(run.stats.loopsCompleted, 3)
     }
 

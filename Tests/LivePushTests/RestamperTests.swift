@@ -11,16 +11,18 @@ final class RestamperTests: XCTestCase {
         MediaPacket(kind: kind, data: [], dts: dts, pts: dts + cts, duration: kind == .video ? 40_000 : 21_333, importance: .key)
     }
 
-    func testLoopsContinueAfterTheLongestTrack() {
+    func testEachPassAdvancesByThePresentationSpan() {
         var r = Restamper(info: info)
+        // Video with a 80 ms composition offset (B-frames), audio starting 20 ms in.
         for dts in [0, 40_000, 80_000] as [Int64] { _ = r.stamp(packet(.video, dts, cts: 80_000)) }
-        _ = r.stamp(packet(.audio, 100_000))
-        XCTAssertEqual(r.end, 121_333)
+        for dts in [20_000, 41_333, 62_666, 83_999, 105_332, 126_665, 147_998] as [Int64] { _ = r.stamp(packet(.audio, dts)) }
+        XCTAssertEqual(r.end, 200_000, "video's last pts + duration")
         r.beginNextPass()
-        let first = r.stamp(packet(.video, 0, cts: 80_000))
-        XCTAssertEqual(first.dts, 121_333)
-        XCTAssertEqual(first.pts - first.dts, 80_000, "composition offset survives")
-        XCTAssertEqual(r.stamp(packet(.audio, 0)).dts, 121_333)
+        // Span = 200_000 - 20_000 (earliest pts, the audio).
+        let video = r.stamp(packet(.video, 0, cts: 80_000))
+        XCTAssertEqual(video.dts, 180_000)
+        XCTAssertEqual(video.pts - video.dts, 80_000, "composition offset survives")
+        XCTAssertEqual(r.stamp(packet(.audio, 20_000)).dts, 200_000, "audio continues where the pass ended")
     }
 
     func testTimestampsNeverGoBackwardsPerTrack() {

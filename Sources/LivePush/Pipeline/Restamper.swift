@@ -1,11 +1,13 @@
 /// Puts every packet on the push's one monotonic output clock.
 ///
-/// A source restarts at 0 on every loop; the restamper shifts each pass to start where the
-/// previous one ended, and keeps each track's decode timestamps non-decreasing, which FLV
-/// and every RTMP server require.
+/// A source restarts at 0 on every loop; the restamper shifts each pass by the previous
+/// pass's presentation span (earliest pts to the latest pts + duration, over all tracks), so
+/// audio continues exactly where it ended and video follows without overlap. It also keeps
+/// each track's decode timestamps non-decreasing, which FLV and every RTMP server require.
 struct Restamper: Sendable {
     private var offset: Int64 = 0
-    private var passEnd: Int64 = 0
+    private var passStart = Int64.max
+    private var passEnd = Int64.min
     private var lastVideoDTS = Int64.min
     private var lastAudioDTS = Int64.min
     private let fallbackVideoDuration: Int64
@@ -30,15 +32,19 @@ struct Restamper: Sendable {
         if packet.kind == .video { lastVideoDTS = out.dts } else { lastAudioDTS = out.dts }
         let duration = packet.duration > 0 ? packet.duration
             : (packet.kind == .video ? fallbackVideoDuration : fallbackAudioDuration)
-        passEnd = max(passEnd, out.dts + duration)
+        passStart = min(passStart, out.pts)
+        passEnd = max(passEnd, out.pts + duration)
         return out
     }
 
-    /// The source was rewound: its next packet continues after everything already stamped.
+    /// The source was rewound: its next pass starts where this one's presentation ended.
     mutating func beginNextPass() {
-        offset = passEnd
+        guard passEnd > passStart else { return }
+        offset += passEnd - passStart
+        passStart = .max
+        passEnd = .min
     }
 
-    /// Output time at which the current pass ends (so far).
+    /// Output presentation time at which the current pass ends (so far).
     var end: Int64 { passEnd }
 }

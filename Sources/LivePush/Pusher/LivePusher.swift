@@ -89,16 +89,14 @@ public final class LivePusher: Sendable {
 
     /// Stops sending media but keeps the connection.
     public func pause() throws(LivePushError) {
-        try transition(.pause)
+        try transition(.pause, emitting: [.paused])
         session.withLock { $0 }?.setPaused(true)
-        emit(.paused)
     }
 
     /// Continues from where `pause()` stopped, with continuous timestamps.
     public func resume() throws(LivePushError) {
-        try transition(.resume)
+        try transition(.resume, emitting: [.resumed])
         session.withLock { $0 }?.setPaused(false)
-        emit(.resumed)
     }
 
     /// Ends the push: the server is told the stream ended, `stopped` follows.
@@ -131,7 +129,7 @@ public final class LivePusher: Sendable {
         switch signal {
         case .published(let url):
             // A stop during connecting wins: the session is already winding down.
-            if (try? transition(.published)) != nil { emit(.pushStarted(url: url)) }
+            try? transition(.published, emitting: [.pushStarted(url: url)])
         case .firstFrameSent:
             emit(.firstFramePushed)
         case .failed(let error, let phase):
@@ -159,18 +157,24 @@ public final class LivePusher: Sendable {
             $0?.value.cancel()
             $0 = nil
         }
-        _ = try? transition(input)
-        emit(.stopped(final))
+        do {
+            try transition(input, emitting: [.stopped(final)])
+        } catch {
+            emit(.stopped(final))
+        }
         hub.finishStreams()
     }
 
     // MARK: - Helpers
 
-    private func transition(_ input: PushStateMachine.Input) throws(LivePushError) {
-        let next = try machine.withLock { (m: inout PushStateMachine) throws(LivePushError) -> PushState in
-            try m.apply(input)
+    /// Applies `input` and emits the state change and `events` under the same lock, so that
+    /// every observer sees events in the order the state changed.
+    private func transition(_ input: PushStateMachine.Input, emitting events: [PushEvent] = []) throws(LivePushError) {
+        try machine.withLock { (m: inout PushStateMachine) throws(LivePushError) in
+            let next = try m.apply(input)
+            emit(.stateChanged(next))
+            for event in events { emit(event) }
         }
-        emit(.stateChanged(next))
     }
 
     private func emit(_ event: PushEvent) {

@@ -89,6 +89,8 @@ struct FFProbe: Sendable, Decodable {
         /// Timestamps in seconds.
         var ptsTime: Double?
         var dtsTime: Double?
+        /// Packet duration in seconds, when the container gives one.
+        var durationTime: Double?
         var size: Int?
         /// ffprobe's flag string, e.g. "K_" (keyframe), "__", "_D" (discard).
         var flags: String
@@ -100,7 +102,7 @@ struct FFProbe: Sendable, Decodable {
         enum CodingKeys: String, CodingKey {
             case pts, dts, size, flags
             case streamIndex = "stream_index", codecType = "codec_type"
-            case ptsTime = "pts_time", dtsTime = "dts_time"
+            case ptsTime = "pts_time", dtsTime = "dts_time", durationTime = "duration_time"
         }
 
         init(from decoder: any Decoder) throws {
@@ -111,6 +113,7 @@ struct FFProbe: Sendable, Decodable {
             dts = c.flexibleInt64(.dts)
             ptsTime = c.flexibleDouble(.ptsTime)
             dtsTime = c.flexibleDouble(.dtsTime)
+            durationTime = c.flexibleDouble(.durationTime)
             size = c.flexibleInt(.size)
             flags = try c.decodeIfPresent(String.self, forKey: .flags) ?? ""
         }
@@ -151,7 +154,7 @@ struct FFProbe: Sendable, Decodable {
                 + "has_b_frames,duration,nb_frames" + (countPackets ? ",nb_read_packets" : ""),
             "format=format_name,nb_streams,duration,size,bit_rate",
         ]
-        if packets { entries.append("packet=stream_index,codec_type,pts,dts,pts_time,dts_time,size,flags") }
+        if packets { entries.append("packet=stream_index,codec_type,pts,dts,pts_time,dts_time,duration_time,size,flags") }
         var args = ["-v", "error", "-hide_banner"]
         if countPackets { args.append("-count_packets") }
         args += ["-show_entries", entries.joined(separator: ":"), "-of", "json", path]

@@ -16,7 +16,7 @@ enum PushHelpers {
     /// Pushes `file` to `url` and waits for the push to end (or fails the test after `timeout`).
     static func push(
         file: String, url: String, config: PushConfig = fastConfig(), timeout: Duration = .seconds(60),
-        whilePushing: (@Sendable (LivePusher) async -> Void)? = nil
+        whilePushing: (@Sendable (LivePusher) async throws -> Void)? = nil
     ) async throws -> PushRun {
         let pusher = LivePusher(config: config)
         let events = pusher.events()
@@ -27,7 +27,7 @@ enum PushHelpers {
 
     static func collect(
         _ pusher: LivePusher, _ events: AsyncStream<PushEvent>, start: ContinuousClock.Instant, timeout: Duration,
-        whilePushing: (@Sendable (LivePusher) async -> Void)? = nil
+        whilePushing: (@Sendable (LivePusher) async throws -> Void)? = nil
     ) async throws -> PushRun {
         let collected = try await withThrowingTaskGroup(of: [PushEvent]?.self) { group in
             group.addTask {
@@ -41,7 +41,7 @@ enum PushHelpers {
             }
             if let whilePushing {
                 group.addTask {
-                    await whilePushing(pusher)
+                    try await whilePushing(pusher)
                     try await Task.sleep(for: timeout * 2)
                     return nil
                 }
@@ -101,5 +101,17 @@ extension FFProbe {
         if videoStream != nil {
             XCTAssertTrue(firstVideoIsKeyframe, "first video frame is not a keyframe", file: file, line: line)
         }
+    }
+}
+
+extension FFProbe {
+    /// Seconds from the earliest presentation time to the latest end of a packet, over all
+    /// streams. Unlike the container duration it means the same for MP4 (edit lists) and FLV
+    /// (non-negative timestamps), so a source and its recording can be compared.
+    var presentationSpan: Double {
+        let starts = packets.compactMap(\.ptsTime)
+        let ends = packets.compactMap { p in p.ptsTime.map { $0 + (p.durationTime ?? 0) } }
+        guard let first = starts.min(), let last = ends.max() else { return 0 }
+        return last - first
     }
 }
