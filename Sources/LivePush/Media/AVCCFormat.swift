@@ -79,13 +79,14 @@ public enum AVCCFormat {
         var total = 0
         forEachNALUnit(in: bytes, lengthSize: lengthSize) { total += 4 + $0.count }
         return [UInt8](unsafeUninitializedCapacity: total) { out, count in
+            guard let dst = out.baseAddress, let src = bytes.baseAddress else { count = 0; return }
             var o = 0
             forEachNALUnit(in: bytes, lengthSize: lengthSize) { r in
                 let len = UInt32(r.count)
-                out[o] = UInt8(len >> 24); out[o + 1] = UInt8((len >> 16) & 0xFF)
-                out[o + 2] = UInt8((len >> 8) & 0xFF); out[o + 3] = UInt8(len & 0xFF)
-                o += 4
-                for j in r { out[o] = bytes[j]; o += 1 }
+                dst[o] = UInt8(len >> 24); dst[o + 1] = UInt8((len >> 16) & 0xFF)
+                dst[o + 2] = UInt8((len >> 8) & 0xFF); dst[o + 3] = UInt8(len & 0xFF)
+                (dst + o + 4).initialize(from: src + r.lowerBound, count: r.count)
+                o += 4 + r.count
             }
             count = o
         }

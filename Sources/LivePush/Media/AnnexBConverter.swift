@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Converts H.264 from Annex B byte-stream form (NAL units separated by `00 00 01` or
 /// `00 00 00 01` start codes, as in MPEG-TS and encoder output) to the AVCC form the FLV
 /// container needs (each NAL unit preceded by its 4-byte big-endian length), and builds an
@@ -37,19 +43,20 @@ public enum AnnexBConverter {
     /// Calls `body` with the range of each NAL unit (start codes and trailing zero bytes
     /// excluded) in order. Bytes before the first start code are ignored.
     public static func forEachNALUnit(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
+        guard let base = bytes.baseAddress else { return }
         let n = bytes.count
         var nalStart = -1
-        var i = 0
-        while i + 2 < n {
-            // Classic skip search for 00 00 01.
-            let b2 = bytes[i + 2]
-            if b2 > 1 { i += 3; continue }
-            if bytes[i + 1] != 0 { i += 2; continue }
-            if bytes[i] != 0 || b2 != 1 { i += 1; continue }
-            // Start code at i..i+2.
-            if nalStart >= 0 { emit(bytes, nalStart, i, body) }
-            nalStart = i + 3
-            i += 3
+        var i = 2
+        // Every start code ends in 0x01: let memchr (vectorized) find the candidates.
+        while i < n, let hit = memchr(base + i, 1, n - i) {
+            let j = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if bytes[j - 1] == 0 && bytes[j - 2] == 0 {
+                if nalStart >= 0 { emit(bytes, nalStart, j - 2, body) }
+                nalStart = j + 1
+                i = j + 3
+            } else {
+                i = j + 1
+            }
         }
         if nalStart >= 0 { emit(bytes, nalStart, n, body) }
     }
@@ -80,33 +87,47 @@ public enum AnnexBConverter {
             if dropParameterSets, type == NALType.sps || type == NALType.pps { return false }
             return true
         }
-        var total = 0
-        var anyRef = false, sliceRef = false, sawSlice = false, idr = false
-        forEachNALUnit(in: bytes) { r in
-            let header = bytes[r.lowerBound]
-            let type = header & 0x1F
-            let refIdc = (header >> 5) & 3
-            if refIdc != 0 { anyRef = true }
-            if type >= 1 && type <= 5 {
-                sawSlice = true
-                if refIdc != 0 { sliceRef = true }
-                if type == NALType.idrSlice { idr = true }
-            }
-            if keep(type) { total += 4 + r.count }
-        }
-        let data = [UInt8](unsafeUninitializedCapacity: total) { out, count in
-            var o = 0
+        // One scan collects the ranges (up to 64 on the stack; more is rare and rescanned),
+        // then the output is written once with memcpy.
+        let maxRanges = 64
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maxRanges) { ranges in
+            var count = 0, total = 0
+            var anyRef = false, sliceRef = false, sawSlice = false, idr = false
             forEachNALUnit(in: bytes) { r in
-                guard keep(bytes[r.lowerBound] & 0x1F) else { return }
-                let len = UInt32(r.count)
-                out[o] = UInt8(len >> 24); out[o + 1] = UInt8((len >> 16) & 0xFF)
-                out[o + 2] = UInt8((len >> 8) & 0xFF); out[o + 3] = UInt8(len & 0xFF)
-                o += 4
-                for j in r { out[o] = bytes[j]; o += 1 }
+                let header = bytes[r.lowerBound]
+                let type = header & 0x1F
+                let refIdc = (header >> 5) & 3
+                if refIdc != 0 { anyRef = true }
+                if type >= 1 && type <= 5 {
+                    sawSlice = true
+                    if refIdc != 0 { sliceRef = true }
+                    if type == NALType.idrSlice { idr = true }
+                }
+                guard keep(type) else { return }
+                total += 4 + r.count
+                if count < maxRanges { ranges.initializeElement(at: count, to: r) }
+                count += 1
             }
-            count = o
+            let data = [UInt8](unsafeUninitializedCapacity: total) { out, written in
+                guard let dst = out.baseAddress, let src = bytes.baseAddress else { written = 0; return }
+                var o = 0
+                func write(_ r: Range<Int>) {
+                    let len = UInt32(r.count)
+                    dst[o] = UInt8(len >> 24); dst[o + 1] = UInt8((len >> 16) & 0xFF)
+                    dst[o + 2] = UInt8((len >> 8) & 0xFF); dst[o + 3] = UInt8(len & 0xFF)
+                    (dst + o + 4).initialize(from: src + r.lowerBound, count: r.count)
+                    o += 4 + r.count
+                }
+                if count <= maxRanges {
+                    for k in 0..<count { write(ranges[k]) }
+                } else {
+                    forEachNALUnit(in: bytes) { r in if keep(bytes[r.lowerBound] & 0x1F) { write(r) } }
+                }
+                written = o
+            }
+            ranges.baseAddress!.deinitialize(count: min(count, maxRanges))
+            return (data, FrameSummary(isReference: sawSlice ? sliceRef : anyRef, hasIDR: idr))
         }
-        return (data, FrameSummary(isReference: sawSlice ? sliceRef : anyRef, hasIDR: idr))
     }
 
     public static func avcc(fromAnnexB bytes: [UInt8], dropParameterSets: Bool = false) -> [UInt8] {
