@@ -75,16 +75,17 @@ final class ReceiverTests: XCTestCase {
         XCTAssertEqual(receiver.summaries().count, 1)
 
         // Events: connected, publishStarted, publishEnded, in that order.
-        var kinds: [String] = []
-        for await event in events {
+        let got = await collectEvents(events, timeout: .seconds(10)) { got in
+            got.contains { if case .publishEnded = $0 { return true } else { return false } }
+        }
+        let kinds: [String] = got.map { event in
             switch event {
-            case .connected(let app, _): kinds.append("connected:\(app)")
-            case .publishStarted(_, let stream): kinds.append("started:\(stream)")
-            case .publishEnded(let s): kinds.append("ended:\(s.stream)")
-            case .disconnected: kinds.append("disconnected")
-            case .protocolError(let e): kinds.append("error:\(e)")
+            case .connected(let app, _): return "connected:\(app)"
+            case .publishStarted(_, let stream): return "started:\(stream)"
+            case .publishEnded(let s): return "ended:\(s.stream)"
+            case .disconnected: return "disconnected"
+            case .protocolError(let e): return "error:\(e)"
             }
-            if kinds.contains(where: { $0.hasPrefix("ended") }) { break }
         }
         XCTAssertEqual(kinds, ["connected:live", "started:test", "ended:test"])
 

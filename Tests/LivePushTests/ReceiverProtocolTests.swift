@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LivePushLoopback
+import LivePushWire
+import XCTest
+
+/// Scripted clients talking raw RTMP to the receiver over a socket (every read is bounded).
+final class ReceiverProtocolTests: XCTestCase {
+    func testScriptedPublishWithExtendedTimestampsAcksAndUnknownCommands() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-raw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let receiver = RTMPReceiver(configuration: .init(recordDirectory: dir.path))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+
+        let client = try RawRTMPClient(port: port)
+        defer { client.close() }
+        try client.handshake()
+
+        // Client settings: bigger chunks, and a small window so the server must acknowledge.
+        try client.send(.setChunkSize(1000))
+        try client.send(.windowAcknowledgementSize(4096))
+
+        try client.send(.command([.string("connect"), .number(1), .object([
+            AMF0Property("app", .string("rawapp")), AMF0Property("objectEncoding", .number(0)),
+        ])]))
+        var control: [RTMPMessage] = []
+        let connectResult = try client.readUntil { m in
+            if m.type != .commandAMF0 { control.append(m) }
+            return m.type == .commandAMF0
+        }
+        XCTAssertEqual(control.map(\.type), [.windowAcknowledgementSize, .setPeerBandwidth, .setChunkSize])
+        XCTAssertEqual(control.last?.payloadUInt32, 4096)
+        let connectValues = try AMF0.decode(connectResult.payload)
+        XCTAssertEqual(connectValues.first, .string("_result"))
+        XCTAssertEqual(connectValues[1], .number(1))
+        XCTAssertEqual(connectValues[2]["fmsVer"]?.stringValue?.hasPrefix("FMS/"), true)
+        XCTAssertEqual(connectValues[3]["code"], .string("NetConnection.Connect.Success"))
+        XCTAssertEqual(connectValues[3]["objectEncoding"], .number(0))
+
+        // An unknown command with a transaction id is answered.
+        try client.send(.command([.string("getSomethingUnknown"), .number(2), .null]))
+        let unknown = try AMF0.decode(client.readUntil { $0.type == .commandAMF0 }.payload)
+        XCTAssertEqual(Array(unknown.prefix(2)), [.string("_result"), .number(2)])
+
+        // createStream as an AMF3 command message (type 17: leading 0, then AMF0).
+        try client.send(RTMPMessage(type: .commandAMF3, chunkStreamID: 3,
+                                    payload: [0] + AMF0.encode([.string("createStream"), .number(3), .null])))
+        let created = try AMF0.decode(client.readUntil { $0.type == .commandAMF0 }.payload)
+        XCTAssertEqual(created, [.string("_result"), .number(3), .null, .number(1)])
+
+        try client.send(.command([.string("publish"), .number(0), .null, .string("raw?token=secret"), .string("live")],
+                                 streamID: 1, chunkStreamID: 4))
+        let onStatus = try client.readUntil { $0.type == .commandAMF0 }
+        XCTAssertEqual(onStatus.streamID, 1)
+        let statusValues = try AMF0.decode(onStatus.payload)
+        XCTAssertEqual(statusValues.first, .string("onStatus"))
+        XCTAssertEqual(statusValues[3]["code"], .string("NetStream.Publish.Start"))
+
+        // Metadata, sequence header and 30 frames whose timestamps cross 0xFFFFFF (extended timestamps).
+        let meta = [AMF0Property("width", .number(64)), AMF0Property("height", .number(48))]
+        try client.send(RTMPMessage(type: .dataAMF0, streamID: 1, chunkStreamID: 5,
+                                    payload: FLVBody.metadata(meta, withSetDataFrame: true)))
+        let base: UInt32 = 0xFF_FF00
+        try client.send(RTMPMessage(type: .video, streamID: 1, timestamp: base, chunkStreamID: 6,
+                                    payload: FLVBody.avcSequenceHeader([1, 0x42, 0, 0x1E, 0xFF])))
+        for i in 0..<30 {
+            let body = FLVBody.avcFrame(Array(repeating: UInt8(i), count: 2500), keyframe: i % 10 == 0, compositionTimeMs: 0)
+            try client.send(RTMPMessage(type: .video, streamID: 1, timestamp: base + UInt32(i) * 40, chunkStreamID: 6, payload: body))
+        }
+        // ~75 kB sent with a 4096-byte window: acknowledgements must arrive.
+        let ack = try client.readUntil { $0.type == .acknowledgement }
+        XCTAssertGreaterThanOrEqual(ack.payloadUInt32 ?? 0, 4096)
+
+        try client.send(.command([.string("deleteStream"), .number(0), .null, .number(1)], chunkStreamID: 3))
+        let summary = try await receiver.waitForPublishEnd(stream: "raw", timeout: .seconds(10))
+        XCTAssertEqual(summary.app, "rawapp")
+        XCTAssertEqual(summary.endReason, "deleteStream")
+        XCTAssertEqual(summary.videoFrames, 30)
+        XCTAssertEqual(summary.videoKeyframes, 3)
+        XCTAssertEqual(summary.audioFrames, 0)
+        XCTAssertEqual(summary.dataMessages, 1)
+        XCTAssertEqual(summary.metadata, meta)
+        XCTAssertEqual(summary.firstTimestampMs, Int(base))
+        XCTAssertEqual(summary.durationMs, 29 * 40)
+        XCTAssertTrue(summary.monotonic)
+
+        let tags = try FLVFileReader.tags(in: [UInt8](Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(summary.recordingPath)))))
+        XCTAssertEqual(tags.map(\.type), [.script] + Array(repeating: .video, count: 31))
+        XCTAssertEqual(try AMF0.decode(tags[0].body), [.string("onMetaData"), .ecmaArray(meta)])
+        XCTAssertEqual(tags.last?.timestampMs, base + 29 * 40)
+        XCTAssertEqual(tags.last?.body.count, 2505)
+        let header = try FLVFileReader.header(in: [UInt8](Data(contentsOf: URL(fileURLWithPath: summary.recordingPath!))))
+        XCTAssertTrue(header.hasVideo)
+        XCTAssertFalse(header.hasAudio, "header flags corrected on close")
+    }
+
+    func testProtocolErrorClosesConnectionAndDisconnectEndsPublish() async throws {
+        let receiver = RTMPReceiver(configuration: .init())
+        let port = try receiver.start()
+        defer { receiver.stop() }
+        let events = receiver.makeEventStream()
+
+        // 1. A publisher that just disconnects: the publish ends with reason "disconnect".
+        let a = try RawRTMPClient(port: port)
+        try a.handshake()
+        try a.send(.command([.string("connect"), .number(1), .object([AMF0Property("app", .string("live"))])]))
+        _ = try a.readUntil { $0.type == .commandAMF0 }
+        try a.send(.command([.string("createStream"), .number(2), .null]))
+        _ = try a.readUntil { $0.type == .commandAMF0 }
+        try a.send(.command([.string("publish"), .number(0), .null, .string("gone")], streamID: 1, chunkStreamID: 4))
+        _ = try a.readUntil { $0.type == .commandAMF0 && $0.streamID == 1 }
+        try a.send(RTMPMessage(type: .audio, streamID: 1, timestamp: 0, chunkStreamID: 4, payload: [0xAF, 0x00, 0x12, 0x10]))
+        try a.send(RTMPMessage(type: .audio, streamID: 1, timestamp: 23, chunkStreamID: 4, payload: [0xAF, 0x01, 0x21]))
+        a.close()
+        let gone = try await receiver.waitForPublishEnd(stream: "gone", timeout: .seconds(10))
+        XCTAssertEqual(gone.endReason, "disconnect")
+        XCTAssertEqual(gone.audioFrames, 1)
+        XCTAssertEqual(gone.sequenceHeaders, 1)
+        XCTAssertNil(gone.recordingPath)
+
+        // 2. A chunk with a compressed header on a chunk stream never seen: protocol error, closed.
+        let b = try RawRTMPClient(port: port)
+        try b.handshake()
+        try b.sendAll([0x47, 0, 0, 0, 0, 0, 1, 9, 0])
+        XCTAssertTrue(try b.readUntilClosed(), "the receiver closes the connection")
+        b.close()
+
+        // 3. A bad C0 version is refused.
+        let c = try RawRTMPClient(port: port)
+        try c.sendAll([6] + Array(repeating: 0, count: 1536))
+        XCTAssertTrue(try c.readUntilClosed())
+        c.close()
+
+        let got = await collectEvents(events, timeout: .seconds(10)) { got in
+            got.filter { if case .disconnected = $0 { return true } else { return false } }.count == 3
+        }
+        let errors = got.filter { if case .protocolError = $0 { return true } else { return false } }
+        XCTAssertEqual(errors.count, 2, "\(got)")
+    }
+}
+
+/// Collects events until `done` says so or `timeout` passes (the stream is abandoned then).
+func collectEvents(
+    _ events: AsyncStream<ReceiverEvent>, timeout: Duration, until done: @escaping @Sendable ([ReceiverEvent]) -> Bool
+) async -> [ReceiverEvent] {
+    let task = Task {
+        var got: [ReceiverEvent] = []
+        for await event in events {
+            got.append(event)
+            if done(got) { break }
+        }
+        return got
+    }
+    let timer = Task {
+        try? await Task.sleep(for: timeout)
+        task.cancel()
+    }
+    let got = await task.value
+    timer.cancel()
+    return got
+}
+
+/// A minimal blocking RTMP client for tests. Reads time out after 5 s.
+final class RawRTMPClient {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    private let fd: Int32
+    private var encoder = RTMPChunkEncoder()
+    private var decoder = RTMPChunkDecoder()
+    private var closed = false
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            Glibc.close(fd)
+            throw Failure(description: "connect failed: errno \(errno)")
+        }
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close() }
+
+    func close() {
+        if !closed { closed = true; Glibc.close(fd) }
+    }
+
+    func sendAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw Failure(description: "send failed: errno \(errno)") }
+            offset += n
+        }
+    }
+
+    /// Some bytes; empty at EOF; throws on timeout.
+    func receiveSome() throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0 { throw Failure(description: "receive failed/timed out: errno \(errno)") }
+        return Array(buffer.prefix(n))
+    }
+
+    func receiveExactly(_ count: Int) throws -> [UInt8] {
+        var out: [UInt8] = []
+        while out.count < count {
+            var buffer = [UInt8](repeating: 0, count: count - out.count)
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw Failure(description: "receive failed: \(n) errno \(errno)") }
+            out += buffer.prefix(n)
+        }
+        return out
+    }
+
+    func handshake() throws {
+        let c1 = (0..<1536).map { _ in UInt8.random(in: 0...255) }
+        try sendAll([3] + c1)
+        let s = try receiveExactly(1 + 1536 * 2)
+        guard s[0] == 3 else { throw Failure(description: "S0 version \(s[0])") }
+        guard Array(s[1537...]) == c1 else { throw Failure(description: "S2 is not an echo of C1") }
+        try sendAll(Array(s[1...1536]))
+    }
+
+    func send(_ message: RTMPMessage) throws {
+        try sendAll(encoder.encode(message))
+    }
+
+    func readMessage() throws -> RTMPMessage {
+        while true {
+            if let m = try decoder.nextMessage() { return m }
+            let bytes = try receiveSome()
+            if bytes.isEmpty { throw Failure(description: "connection closed") }
+            decoder.append(bytes)
+        }
+    }
+
+    /// Reads messages until one matches (at most 1000 messages).
+    func readUntil(_ predicate: (RTMPMessage) -> Bool) throws -> RTMPMessage {
+        for _ in 0..<1000 {
+            let m = try readMessage()
+            if predicate(m) { return m }
+        }
+        throw Failure(description: "no matching message")
+    }
+
+    /// True when the peer closes the connection (within the read timeout).
+    func readUntilClosed() throws -> Bool {
+        for _ in 0..<1000 {
+            if try receiveSome().isEmpty { return true }
+        }
+        return false
+    }
+}
