@@ -59,13 +59,24 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let message = unwrapInboundIn(data)
+        handle(unwrapInboundIn(data), context: context)
+    }
+
+    private func handle(_ message: RTMPMessage, context: ChannelHandlerContext) {
         switch message.type {
         case .audio, .video, .dataAMF0, .dataAMF3:
             if let recorder = publishes[message.streamID] {
                 recorder.record(message)
             } else if message.type == .dataAMF0 || message.type == .dataAMF3 {
                 // Data on a stream that is not publishing (e.g. before publish): ignore.
+            }
+        case .aggregate:
+            do {
+                for sub in try RTMPAggregate.split(message) where sub.type != .aggregate {
+                    handle(sub, context: context)
+                }
+            } catch {
+                core.emit(.protocolError("\(remote): \(error)"))
             }
         case .commandAMF0, .commandAMF3:
             do {
@@ -82,7 +93,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             }
         default:
             // Set Chunk Size / Abort are applied by the decoder; Acknowledgement, Window Ack Size,
-            // Set Peer Bandwidth and aggregate/shared-object messages need no answer here.
+            // Set Peer Bandwidth and shared-object messages need no answer here.
             break
         }
     }

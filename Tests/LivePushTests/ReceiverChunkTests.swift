@@ -175,6 +175,23 @@ final class ReceiverChunkTests: XCTestCase {
         XCTAssertThrowsError(try decoder.nextMessage())
     }
 
+    func testAggregateSplit() throws {
+        let subs = [
+            RTMPMessage(type: .video, streamID: 0, timestamp: 1000, chunkStreamID: 0, payload: [0x17, 0x01, 0, 0, 0, 1]),
+            RTMPMessage(type: .audio, streamID: 0, timestamp: 1020, chunkStreamID: 0, payload: [0xAF, 0x01, 2]),
+            RTMPMessage(type: .video, streamID: 0, timestamp: 1040, chunkStreamID: 0, payload: [0x27, 0x01, 0, 0, 0, 3]),
+        ]
+        var aggregate = RTMPAggregate.make(subs, streamID: 1, chunkStreamID: 6)
+        aggregate.timestamp = 50  // the aggregate's own timestamp rebases the sub-messages
+        let split = try RTMPAggregate.split(aggregate)
+        XCTAssertEqual(split.map(\.timestamp), [50, 70, 90])
+        XCTAssertEqual(split.map(\.type), [.video, .audio, .video])
+        XCTAssertEqual(split.map(\.payload), subs.map(\.payload))
+        XCTAssertEqual(split.map(\.streamID), [1, 1, 1])
+        aggregate.payload.removeLast(6)
+        XCTAssertThrowsError(try RTMPAggregate.split(aggregate))
+    }
+
     func testHandshake() throws {
         var hs = RTMPHandshake()
         hs.uptimeMs = 0x0102_0304

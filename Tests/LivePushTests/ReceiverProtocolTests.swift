@@ -114,10 +114,17 @@ final class ReceiverProtocolTests: XCTestCase {
         _ = try a.readUntil { $0.type == .commandAMF0 && $0.streamID == 1 }
         try a.send(RTMPMessage(type: .audio, streamID: 1, timestamp: 0, chunkStreamID: 4, payload: [0xAF, 0x00, 0x12, 0x10]))
         try a.send(RTMPMessage(type: .audio, streamID: 1, timestamp: 23, chunkStreamID: 4, payload: [0xAF, 0x01, 0x21]))
+        // An aggregate message carrying two more audio frames.
+        try a.send(RTMPAggregate.make([
+            RTMPMessage(type: .audio, timestamp: 0, chunkStreamID: 4, payload: [0xAF, 0x01, 0x22]),
+            RTMPMessage(type: .audio, timestamp: 23, chunkStreamID: 4, payload: [0xAF, 0x01, 0x23]),
+        ], streamID: 1, chunkStreamID: 4).with(timestamp: 46))
         a.close()
         let gone = try await receiver.waitForPublishEnd(stream: "gone", timeout: .seconds(10))
         XCTAssertEqual(gone.endReason, "disconnect")
-        XCTAssertEqual(gone.audioFrames, 1)
+        XCTAssertEqual(gone.audioFrames, 3)
+        XCTAssertEqual(gone.lastTimestampMs, 69)
+        XCTAssertTrue(gone.monotonic)
         XCTAssertEqual(gone.sequenceHeaders, 1)
         XCTAssertNil(gone.recordingPath)
 
@@ -262,5 +269,13 @@ final class RawRTMPClient {
             if try receiveSome().isEmpty { return true }
         }
         return false
+    }
+}
+
+extension RTMPMessage {
+    func with(timestamp: UInt32) -> RTMPMessage {
+        var copy = self
+        copy.timestamp = timestamp
+        return copy
     }
 }
