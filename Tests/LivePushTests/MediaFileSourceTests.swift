@@ -90,6 +90,9 @@ final class MediaFileSourceTests: XCTestCase {
         }
         let audioPackets = packets.filter { $0.kind == .audio }
         XCTAssertEqual(audioPackets.count, try MediaTestFiles.packetCount(path, "a"))
+        let decoded = try files.decodedFrameCounts(source.info, packets)
+        XCTAssertEqual(decoded.video, videoPackets.count, "decodable H.264")
+        XCTAssertEqual(decoded.audio, audioPackets.count, "decodable AAC")
     }
 
     func testRewindRestartsAtZeroMP4AndTS() throws {

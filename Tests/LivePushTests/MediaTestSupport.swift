@@ -114,3 +114,45 @@ func assertSameReplay(_ first: [MediaPacket], _ second: [MediaPacket], _ message
     XCTAssertLessThanOrEqual(abs(audio.0 - audio.1), 2, message, file: file, line: line)
     XCTAssertEqual(second.first { $0.kind == .video }?.importance ?? .key, .key, message, file: file, line: line)
 }
+
+extension MediaTestFiles {
+    /// Writes the video packets as an Annex B elementary stream (SPS/PPS from the avcC first)
+    /// and the audio packets as ADTS, then lets ffprobe decode them: returns the number of
+    /// frames each decodes without error (-1 when a stream is absent).
+    func decodedFrameCounts(_ info: StreamInfo, _ packets: [MediaPacket]) throws -> (video: Int, audio: Int) {
+        var video = -1, audio = -1
+        if let v = info.video, let config = AVCCFormat.parseDecoderConfiguration(v.decoderConfiguration) {
+            var stream: [UInt8] = []
+            for unit in config.sps + config.pps { stream += [0, 0, 0, 1] + unit }
+            for p in packets where p.kind == .video {
+                p.data.withUnsafeBufferPointer { buf in
+                    _ = AVCCFormat.forEachNALUnit(in: buf, lengthSize: 4) { stream += [0, 0, 0, 1] + Array(buf[$0]) }
+                }
+            }
+            let file = path("check.h264")
+            try Data(stream).write(to: URL(fileURLWithPath: file))
+            video = try Self.frameCount(file)
+        }
+        if let a = info.audio, a.audioSpecificConfig.count >= 2 {
+            let asc = a.audioSpecificConfig
+            let objectType = Int(asc[0] >> 3), sfi = Int((asc[0] & 7) << 1 | asc[1] >> 7), channels = Int((asc[1] >> 3) & 0xF)
+            var stream: [UInt8] = []
+            for p in packets where p.kind == .audio {
+                let length = p.data.count + 7
+                stream += [0xFF, 0xF1, UInt8((objectType - 1) << 6 | sfi << 2 | channels >> 2),
+                           UInt8((channels & 3) << 6 | length >> 11), UInt8((length >> 3) & 0xFF),
+                           UInt8((length & 7) << 5 | 0x1F), 0xFC] + p.data
+            }
+            let file = path("check.aac")
+            try Data(stream).write(to: URL(fileURLWithPath: file))
+            audio = try Self.frameCount(file)
+        }
+        return (video, audio)
+    }
+
+    static func frameCount(_ file: String) throws -> Int {
+        let out = try run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "0",
+                                               "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", file])
+        return out.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first ?? -1
+    }
+}

@@ -40,6 +40,10 @@ final class MediaTranscodeTests: XCTestCase {
         let audioCount = packets.filter { $0.kind == .audio }.count
         XCTAssertGreaterThanOrEqual(audioCount, 85, file: file, line: line)
         XCTAssertLessThanOrEqual(audioCount, 96, file: file, line: line)
+        // What was produced decodes: every video packet is a frame, every audio packet too.
+        let decoded = try files.decodedFrameCounts(source.info, packets)
+        XCTAssertEqual(decoded.video, videoPackets.count, "decodable H.264", file: file, line: line)
+        XCTAssertEqual(decoded.audio, audioCount, "decodable AAC", file: file, line: line)
         return packets
     }
 

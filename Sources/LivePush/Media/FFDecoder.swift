@@ -30,20 +30,32 @@ final class FFDecoder {
         avcodec_free_context(&context)
     }
 
+    /// Consecutive decode errors; like the ffmpeg CLI, a damaged packet is skipped, but a
+    /// stream that never decodes again is an error.
+    private var failures = 0
+    private static let maxConsecutiveFailures = 64
+
     /// Sends a packet, or nil to start draining. Corrupt packets are skipped.
     func send(_ packet: UnsafeMutablePointer<AVPacket>?) throws(LivePushError) {
         let rc = avcodec_send_packet(context, packet)
-        if rc >= 0 || rc == FF.eof || rc == FF.invalidData || rc == FF.eagain { return }
-        throw LivePushError(.transcodeFailed, "decoding: \(FF.describe(rc))")
+        if rc >= 0 || rc == FF.eof || rc == FF.eagain { return }
+        try failed(rc)
     }
 
     /// Fills `frame` with the next decoded frame; false when more input is needed or drained.
     func receive() throws(LivePushError) -> Bool {
         let rc = avcodec_receive_frame(context, frame)
-        if rc >= 0 { return true }
+        if rc >= 0 { failures = 0; return true }
         if rc == FF.eagain || rc == FF.eof { return false }
-        if rc == FF.invalidData { return false }
-        throw LivePushError(.transcodeFailed, "decoding: \(FF.describe(rc))")
+        try failed(rc)
+        return false
+    }
+
+    private func failed(_ rc: Int32) throws(LivePushError) {
+        failures += 1
+        if failures >= Self.maxConsecutiveFailures {
+            throw LivePushError(.transcodeFailed, "decoding: \(FF.describe(rc))")
+        }
     }
 
     /// Drops buffered frames (after a seek, or to reuse the decoder after draining).
