@@ -149,6 +149,57 @@ final class ReceiverProtocolTests: XCTestCase {
     }
 }
 
+extension ReceiverProtocolTests {
+    /// Connects, creates a stream and publishes `stream`; returns once NetStream.Publish.Start arrived.
+    func startPublishing(port: Int, stream: String) throws -> RawRTMPClient {
+        let client = try RawRTMPClient(port: port)
+        try client.handshake()
+        try client.send(.command([.string("connect"), .number(1), .object([AMF0Property("app", .string("live"))])]))
+        _ = try client.readUntil { $0.type == .commandAMF0 }
+        try client.send(.command([.string("createStream"), .number(2), .null]))
+        _ = try client.readUntil { $0.type == .commandAMF0 }
+        try client.send(.command([.string("publish"), .number(0), .null, .string(stream)], streamID: 1, chunkStreamID: 4))
+        _ = try client.readUntil { $0.type == .commandAMF0 && $0.streamID == 1 }
+        return client
+    }
+
+    func testStopEndsActivePublishesAndResolvesWaiters() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-stop-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let receiver = RTMPReceiver(configuration: .init(recordDirectory: dir.path))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+
+        let one = try startPublishing(port: port, stream: "one")
+        let two = try startPublishing(port: port, stream: "two")
+        defer { one.close(); two.close() }
+        for (i, client) in [one, two].enumerated() {
+            try client.send(RTMPMessage(type: .video, streamID: 1, timestamp: 0, chunkStreamID: 6,
+                                        payload: FLVBody.avcFrame([0, 0, 0, 1, UInt8(i)], keyframe: true, compositionTimeMs: 0)))
+        }
+        // Make sure both frames were processed: an unknown command round trip on each connection.
+        for client in [one, two] {
+            try client.send(.command([.string("ping?"), .number(9), .null]))
+            _ = try client.readUntil { $0.type == .commandAMF0 }
+        }
+
+        let waiter = Task { try await receiver.waitForPublishEnd(stream: "one", timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))  // let the waiter register (a late one also gets the summary)
+        receiver.stop()
+        let summary = try await waiter.value
+        XCTAssertEqual(summary.endReason, "stop")
+        XCTAssertEqual(summary.videoFrames, 1)
+        let all = receiver.summaries()
+        XCTAssertEqual(Set(all.map(\.stream)), ["one", "two"])
+        XCTAssertTrue(all.allSatisfy { $0.endReason == "stop" })
+        for s in all {
+            let tags = try FLVFileReader.tags(in: [UInt8](Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(s.recordingPath)))))
+            XCTAssertEqual(tags.count, 1)
+        }
+        XCTAssertTrue(try one.readUntilClosed(), "connections are closed by stop()")
+    }
+}
+
 /// Collects events until `done` says so or `timeout` passes (the stream is abandoned then).
 func collectEvents(
     _ events: AsyncStream<ReceiverEvent>, timeout: Duration, until done: @escaping @Sendable ([ReceiverEvent]) -> Bool
