@@ -94,6 +94,18 @@ final class MediaAnnexBConverterTests: XCTestCase {
         XCTAssertEqual(AVCCFormat.withFourByteLengths(twoByte), record)
     }
 
+    func testHighProfileRecordCarriesChromaAndBitDepth() throws {
+        // High profile (100), level 1.3; RBSP: sps_id ue(0)=1, chroma_format_idc ue(1)=010,
+        // bit_depth_luma ue(0)=1, bit_depth_chroma ue(0)=1 -> 1010 11xx.
+        let highSPS: [UInt8] = [0x67, 100, 0x00, 0x0D, 0b1010_1100, 0x80]
+        let record = try XCTUnwrap(AnnexBConverter.decoderConfigurationRecord(sps: [highSPS], pps: [pps]))
+        XCTAssertEqual(Array(record.suffix(4)), [0xFD, 0xF8, 0xF8, 0x00])
+        XCTAssertEqual(AVCCFormat.parseDecoderConfiguration(record)?.sps, [highSPS])
+        // Baseline: no extension.
+        let baseline = try XCTUnwrap(AnnexBConverter.decoderConfigurationRecord(sps: [sps], pps: [pps]))
+        XCTAssertEqual(baseline.count, 6 + 2 + sps.count + 1 + 2 + pps.count)
+    }
+
     func testADTSHeaderToAudioSpecificConfig() throws {
         // AAC LC, 44100 Hz (index 4), stereo, no CRC, frame length 0x171 = 369.
         let header: [UInt8] = [0xFF, 0xF1, 0x50, 0x80, 0x2E, 0x3F, 0xFC]

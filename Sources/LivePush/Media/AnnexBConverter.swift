@@ -148,7 +148,48 @@ public enum AnnexBConverter {
         for p in ppsList.prefix(255) {
             out.append(UInt8(p.count >> 8)); out.append(UInt8(p.count & 0xFF)); out.append(contentsOf: p)
         }
+        // High profiles carry chroma format and bit depths after the PPS list (ISO/IEC 14496-15).
+        if [100, 110, 122, 144].contains(first[1]), let ext = highProfileFields(sps: first) {
+            out += [0xFC | ext.chromaFormat, 0xF8 | ext.lumaDepthMinus8, 0xF8 | ext.chromaDepthMinus8, 0]
+        }
         return out
+    }
+
+    /// chroma_format_idc and bit depths from a High-profile SPS; nil when it cannot be read.
+    static func highProfileFields(sps: [UInt8]) -> (chromaFormat: UInt8, lumaDepthMinus8: UInt8, chromaDepthMinus8: UInt8)? {
+        // RBSP without emulation-prevention bytes, after the NAL header and the 3 fixed bytes.
+        var rbsp: [UInt8] = []
+        var zeros = 0
+        for byte in sps.dropFirst(4).prefix(32) {
+            if zeros >= 2 && byte == 3 { zeros = 0; continue }
+            zeros = byte == 0 ? zeros + 1 : 0
+            rbsp.append(byte)
+        }
+        var bit = 0
+        func readBit() -> Int? {
+            guard bit < rbsp.count * 8 else { return nil }
+            defer { bit += 1 }
+            return Int(rbsp[bit >> 3] >> (7 - UInt8(bit & 7))) & 1
+        }
+        func readUE() -> Int? {
+            var leading = 0
+            while true {
+                guard let b = readBit() else { return nil }
+                if b == 1 { break }
+                leading += 1
+                if leading > 16 { return nil }
+            }
+            var value = 0
+            for _ in 0..<leading {
+                guard let b = readBit() else { return nil }
+                value = value << 1 | b
+            }
+            return (1 << leading) - 1 + value
+        }
+        guard readUE() != nil, let chroma = readUE(), chroma <= 3 else { return nil }  // sps id, chroma_format_idc
+        if chroma == 3 { guard readBit() != nil else { return nil } }  // separate_colour_plane_flag
+        guard let luma = readUE(), let chromaDepth = readUE(), luma <= 7, chromaDepth <= 7 else { return nil }
+        return (UInt8(chroma), UInt8(luma), UInt8(chromaDepth))
     }
 
     /// Collects the SPS and PPS NAL units of an Annex B buffer (e.g. encoder extradata or a
