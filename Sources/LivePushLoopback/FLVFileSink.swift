@@ -1,10 +1,21 @@
-import Foundation
 import LivePushWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streams FLV tags to a file through a small buffer (media is never held in memory beyond it).
+///
+/// Plain POSIX file I/O: the receiver runs inside the `livepush` process, and Foundation
+/// would add more to its memory footprint than everything else in the receiver.
 final class FLVFileSink {
+    struct WriteError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "\(path): \(reason)" }
+    }
+
     let path: String
-    private let handle: FileHandle
+    private let fd: Int32
     private var buffer: [UInt8] = []
     private let flushThreshold: Int
     private var hasAudio = false
@@ -14,15 +25,18 @@ final class FLVFileSink {
     init(path: String, flushThreshold: Int = 256 * 1024) throws {
         self.path = path
         self.flushThreshold = flushThreshold
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try Self.makeDirectories(String(path[..<slash]))
         }
-        handle = try FileHandle(forWritingTo: url)
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
         buffer.reserveCapacity(flushThreshold + 64 * 1024)
         // Both flags for now; corrected on close once we know which tracks were present.
         buffer += FLVFileWriter.header(hasAudio: true, hasVideo: true)
+    }
+
+    deinit {
+        if !closed { Glibc.close(fd) }
     }
 
     func write(type: FLVTagType, timestampMs: UInt32, body: ArraySlice<UInt8>) throws {
@@ -37,20 +51,43 @@ final class FLVFileSink {
 
     func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        try writeAll(buffer, at: nil)
         buffer.removeAll(keepingCapacity: true)
     }
 
     func close() throws {
         guard !closed else { return }
         closed = true
-        defer { try? handle.close() }
+        defer { Glibc.close(fd) }
         try flush()
         if hasAudio != hasVideo {
             let flags: UInt8 = (hasAudio ? 0x04 : 0) | (hasVideo ? 0x01 : 0)
-            try handle.seek(toOffset: 4)
-            try handle.write(contentsOf: [flags])
+            try writeAll([flags], at: 4)
         }
-        try handle.synchronize()
+        fsync(fd)
+    }
+
+    private func writeAll(_ bytes: [UInt8], at offset: Int?) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                let start = raw.baseAddress! + done
+                if let offset { return pwrite(fd, start, raw.count - done, off_t(offset + done)) }
+                return Glibc.write(fd, start, raw.count - done)
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+            done += n
+        }
+    }
+
+    private static func makeDirectories(_ directory: String) throws {
+        var current = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw WriteError(path: current, reason: String(cString: strerror(errno)))
+            }
+        }
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import LivePushWire
 import NIOCore
 
@@ -197,7 +196,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
         let publishID = core.publishStarted(app: app, stream: stream)
         let path = configuration.recordDirectory.map { dir in
-            URL(fileURLWithPath: dir).appendingPathComponent(Self.fileName(stream) + ".flv").path
+            (dir.hasSuffix("/") ? dir : dir + "/") + Self.fileName(stream) + ".flv"
         }
         let recorder: PublishRecorder
         do {
@@ -230,7 +229,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     /// A file name for a stream name: path separators and dot-dot removed.
     static func fileName(_ stream: String) -> String {
-        var name = stream.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\\", with: "_")
+        var name = String(stream.map { $0 == "/" || $0 == "\\" ? "_" : $0 })
         if name.isEmpty || name.hasPrefix(".") { name = "_" + name }
         return name
     }
