@@ -130,6 +130,23 @@ final class MediaFileSourceTests: XCTestCase {
         XCTAssertEqual(videoPackets.count, 50)
     }
 
+    func testRawADTSAndAnnexBElementaryStreams() throws {
+        let aac = try files.make("raw.aac", MediaTestFiles.audio + ["-c:a", "aac", "-f", "adts"])
+        let audioSource = try MediaSourceFactory.open(path: aac, options: .init())
+        XCTAssertEqual(audioSource.info.audio?.audioSpecificConfig, [0x12, 0x08])
+        let audioPackets = try MediaTestFiles.drain(audioSource)
+        assertMediaContract(audioPackets)
+        XCTAssertEqual(audioPackets.count, try MediaTestFiles.packetCount(aac, "a"))
+
+        let h264 = try files.make("raw.h264", MediaTestFiles.video + ["-c:v", "libx264", "-preset", "ultrafast", "-f", "h264"])
+        let videoSource = try MediaSourceFactory.open(path: h264, options: .init())
+        XCTAssertEqual(videoSource.info.video?.width, 160)
+        let videoPackets = try MediaTestFiles.drain(videoSource)
+        assertMediaContract(videoPackets)
+        XCTAssertEqual(videoPackets.count, 50)
+        XCTAssertEqual(try files.decodedFrameCounts(videoSource.info, videoPackets).video, 50)
+    }
+
     func testMKVWithCoverArtIgnoresAttachedPicture() throws {
         let cover = try files.make("cover.png", ["-f", "lavfi", "-i", "color=red:size=32x32", "-frames:v", "1"])
         let path = try files.make("song.mp4", MediaTestFiles.audio + ["-i", cover, "-map", "0:a", "-map", "1:v",

@@ -50,7 +50,7 @@ final class MediaTestFiles {
         return output
     }
 
-    static let video = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2"]
+    static let video = ["-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=2,format=yuv420p"]
     static let audio = ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=2"]
 
     /// Packets of the first stream of `type` ("v" or "a") as ffprobe counts them.

@@ -149,11 +149,14 @@ public enum AnnexBConverter {
             out.append(UInt8(p.count >> 8)); out.append(UInt8(p.count & 0xFF)); out.append(contentsOf: p)
         }
         // High profiles carry chroma format and bit depths after the PPS list (ISO/IEC 14496-15).
-        if [100, 110, 122, 144].contains(first[1]), let ext = highProfileFields(sps: first) {
+        if Self.highProfiles.contains(first[1]), let ext = highProfileFields(sps: first) {
             out += [0xFC | ext.chromaFormat, 0xF8 | ext.lumaDepthMinus8, 0xF8 | ext.chromaDepthMinus8, 0]
         }
         return out
     }
+
+    /// profile_idc values whose SPS carries chroma_format_idc and bit depths (H.264 7.3.2.1.1).
+    static let highProfiles: Set<UInt8> = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]
 
     /// chroma_format_idc and bit depths from a High-profile SPS; nil when it cannot be read.
     static func highProfileFields(sps: [UInt8]) -> (chromaFormat: UInt8, lumaDepthMinus8: UInt8, chromaDepthMinus8: UInt8)? {

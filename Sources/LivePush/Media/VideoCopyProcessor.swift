@@ -52,8 +52,13 @@ final class VideoCopyProcessor: VideoPacketProcessor {
             summary = s
             data = lengthSize == 4 ? Array(bytes) : AVCCFormat.toFourByteLengths(bytes, lengthSize: lengthSize)
         } else if AnnexBConverter.startsWithStartCode(bytes) {
-            if record == nil { captureParameterSets(bytes) }
+            if record == nil { captureParameterSets(bytes, annexB: true) }
             (data, summary) = AnnexBConverter.avcc(fromAnnexB: bytes)
+        } else if lengthSize == nil, let s = AVCCFormat.summarize(bytes, lengthSize: 4) {
+            // Length-prefixed packets without an avcC (e.g. avc3 MP4: parameter sets in-band).
+            if record == nil { captureParameterSets(bytes, annexB: false) }
+            summary = s
+            data = Array(bytes)
         } else {
             return  // neither form: not H.264 we can send; skip rather than poison the stream
         }
@@ -63,14 +68,20 @@ final class VideoCopyProcessor: VideoPacketProcessor {
                                duration: times.duration, importance: importance))
     }
 
-    private func captureParameterSets(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// Builds the avcC from parameter sets carried in-band by a packet.
+    private func captureParameterSets(_ bytes: UnsafeBufferPointer<UInt8>, annexB: Bool) {
         var sps: [[UInt8]] = [], pps: [[UInt8]] = []
-        AnnexBConverter.forEachNALUnit(in: bytes) { r in
+        let collect = { (r: Range<Int>) in
             switch bytes[r.lowerBound] & 0x1F {
             case AnnexBConverter.NALType.sps: sps.append(Array(bytes[r]))
             case AnnexBConverter.NALType.pps: pps.append(Array(bytes[r]))
             default: break
             }
+        }
+        if annexB {
+            AnnexBConverter.forEachNALUnit(in: bytes, collect)
+        } else {
+            AVCCFormat.forEachNALUnit(in: bytes, lengthSize: 4, collect)
         }
         record = AnnexBConverter.decoderConfigurationRecord(sps: sps, pps: pps)
     }
