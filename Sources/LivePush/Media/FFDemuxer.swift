@@ -42,13 +42,9 @@ final class FFDemuxer {
     }
 
     deinit {
-        av_packet_free_ptr(packet)
-        if context != nil { avformat_close_input(&context) }
-    }
-
-    private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
-        var p: UnsafeMutablePointer<AVPacket>? = p
+        var p: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&p)
+        if context != nil { avformat_close_input(&context) }
     }
 
     private var needsStreamInfo: Bool {

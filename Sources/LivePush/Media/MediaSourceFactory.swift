@@ -21,7 +21,7 @@ public enum MediaSourceFactory {
         var video: (any VideoPacketProcessor)?
         if let stream = videoStream {
             if stream.isH264 && !options.forceTranscode {
-                video = VideoCopyProcessor(stream: stream, containerBitrate: 0)
+                video = VideoCopyProcessor(stream: stream)
             } else {
                 video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
             }

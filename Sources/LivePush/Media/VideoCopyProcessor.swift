@@ -15,7 +15,7 @@ final class VideoCopyProcessor: VideoPacketProcessor {
     private var record: [UInt8]?
     private var last: (dts: Int64, duration: Int64) = (0, 0)
 
-    init(stream: DemuxedStream, containerBitrate: Int) {
+    init(stream: DemuxedStream) {
         self.stream = stream
         streamIndex = stream.index
         let extradata = stream.extradata
@@ -25,10 +25,7 @@ final class VideoCopyProcessor: VideoPacketProcessor {
         } else if AnnexBConverter.startsWithStartCode(extradata) {
             record = AnnexBConverter.decoderConfigurationRecord(fromAnnexB: extradata)
         }
-        fallbackBitrate = containerBitrate
     }
-
-    private let fallbackBitrate: Int
 
     var isConfigured: Bool { record != nil }
 
@@ -36,7 +33,7 @@ final class VideoCopyProcessor: VideoPacketProcessor {
         guard let record else { return nil }
         return VideoTrackInfo(
             width: stream.width, height: stream.height, frameRate: stream.frameRate,
-            bitrate: stream.bitrate > 0 ? stream.bitrate : fallbackBitrate, decoderConfiguration: record)
+            bitrate: stream.bitrate, decoderConfiguration: record)
     }
 
     func process(_ packet: UnsafeMutablePointer<AVPacket>, into out: inout [MediaPacket]) throws(LivePushError) {
