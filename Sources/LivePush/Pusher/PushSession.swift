@@ -100,9 +100,16 @@ final class PushSession: @unchecked Sendable {
         var restamper = Restamper(info: info)
         var anchor: Int64?
         var pass = 1
+        var sawKeyframe = false
         do {
             while true {
                 while let packet = try source.nextPacket() {
+                    // A stream starts on a keyframe: frames before the first one (a file cut
+                    // mid-GOP) cannot be decoded by anyone.
+                    if packet.kind == .video && !sawKeyframe {
+                        guard packet.isKeyframe else { continue }
+                        sawKeyframe = true
+                    }
                     let stamped = restamper.stamp(packet)
                     if config.pacing == .realTime {
                         let start = anchor ?? (monotonicMicroseconds() - stamped.dts)
