@@ -13,16 +13,17 @@ public enum FLVBody {
     /// AVC NALU packet: `0x17` (keyframe) or `0x27`, `0x01`, SI24 composition time, AVCC data
     /// (length-prefixed NAL units).
     public static func avcFrame(_ avcc: [UInt8], keyframe: Bool, compositionTimeMs: Int32) -> [UInt8] {
-        let cts = UInt32(bitPattern: compositionTimeMs)
-        var out: [UInt8] = []
+        var out = avcFrameHeader(keyframe: keyframe, compositionTimeMs: compositionTimeMs)
         out.reserveCapacity(5 + avcc.count)
-        out.append(keyframe ? 0x17 : 0x27)
-        out.append(0x01)
-        out.append(UInt8((cts >> 16) & 0xFF))
-        out.append(UInt8((cts >> 8) & 0xFF))
-        out.append(UInt8(cts & 0xFF))
         out.append(contentsOf: avcc)
         return out
+    }
+
+    /// The 5 bytes that precede AVCC data in an AVC NALU packet; lets a sender write header
+    /// and frame into its own buffer without building the body first.
+    public static func avcFrameHeader(keyframe: Bool, compositionTimeMs: Int32) -> [UInt8] {
+        let cts = UInt32(bitPattern: compositionTimeMs)
+        return [keyframe ? 0x17 : 0x27, 0x01, UInt8((cts >> 16) & 0xFF), UInt8((cts >> 8) & 0xFF), UInt8(cts & 0xFF)]
     }
 
     /// AVC end of sequence: `0x17 0x02 00 00 00`.
@@ -49,12 +50,15 @@ public enum FLVBody {
 
     /// AAC raw frame: `0xAF 0x01` + raw AAC data (no ADTS header).
     public static func aacFrame(_ raw: [UInt8], sampleRate: Int, channels: Int) -> [UInt8] {
-        var out: [UInt8] = []
+        var out = aacFrameHeader(sampleRate: sampleRate, channels: channels)
         out.reserveCapacity(2 + raw.count)
-        out.append(aacFlags(sampleRate: sampleRate, channels: channels))
-        out.append(0x01)
         out.append(contentsOf: raw)
         return out
+    }
+
+    /// The 2 bytes that precede a raw AAC frame.
+    public static func aacFrameHeader(sampleRate: Int, channels: Int) -> [UInt8] {
+        [aacFlags(sampleRate: sampleRate, channels: channels), 0x01]
     }
 
     /// Script data body `["@setDataFrame"], "onMetaData", ecmaArray(properties)`.

@@ -1,10 +1,15 @@
 import LivePushWire
 
-/// One RTMP media message: an FLV tag body with its type and timestamp.
+/// One RTMP media message: an FLV tag body (`header` + `payload`) with its type and timestamp.
+///
+/// The body stays in two parts so that a frame's data is copied once, into the send buffer.
 struct FLVMessage {
     var type: FLVTagType
     var timestampMs: UInt32
-    var body: [UInt8]
+    var header: [UInt8] = []
+    var payload: [UInt8]
+
+    var bodySize: Int { header.count + payload.count }
 }
 
 /// Turns a source's stream description and packets into FLV tag bodies.
@@ -15,14 +20,14 @@ struct FLVPacketizer {
     /// a player need before the first frame, sent again after every (re)connect.
     func header(timestampMs: UInt32 = 0) -> [FLVMessage] {
         var messages = [FLVMessage(type: .script, timestampMs: timestampMs,
-                                   body: FLVBody.metadata(metadata, withSetDataFrame: true))]
+                                   payload: FLVBody.metadata(metadata, withSetDataFrame: true))]
         if let video = info.video {
             messages.append(FLVMessage(type: .video, timestampMs: timestampMs,
-                                       body: FLVBody.avcSequenceHeader(video.decoderConfiguration)))
+                                       payload: FLVBody.avcSequenceHeader(video.decoderConfiguration)))
         }
         if let audio = info.audio {
             messages.append(FLVMessage(type: .audio, timestampMs: timestampMs,
-                                       body: FLVBody.aacSequenceHeader(audio.audioSpecificConfig,
+                                       payload: FLVBody.aacSequenceHeader(audio.audioSpecificConfig,
                                                                        sampleRate: audio.sampleRate, channels: audio.channels)))
         }
         return messages
@@ -34,12 +39,13 @@ struct FLVPacketizer {
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
             return FLVMessage(type: .video, timestampMs: timestampMs,
-                              body: FLVBody.avcFrame(packet.data, keyframe: packet.isKeyframe, compositionTimeMs: cts))
+                              header: FLVBody.avcFrameHeader(keyframe: packet.isKeyframe, compositionTimeMs: cts),
+                              payload: packet.data)
         case .audio:
             let audio = info.audio
             return FLVMessage(type: .audio, timestampMs: timestampMs,
-                              body: FLVBody.aacFrame(packet.data, sampleRate: audio?.sampleRate ?? 44100,
-                                                     channels: audio?.channels ?? 2))
+                              header: FLVBody.aacFrameHeader(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2),
+                              payload: packet.data)
         }
     }
 

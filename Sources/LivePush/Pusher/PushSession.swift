@@ -37,6 +37,11 @@ final class PushSession: @unchecked Sendable {
     private var secondStartedAt: Int64 = 0
     private var secondBytes: Int64 = 0
     private var secondFrames = 0
+    /// Each side signals the other only when it is actually waiting, and a producer blocked on
+    /// a full queue is woken only once the queue has drained to half: at thousands of packets
+    /// per second, a wake-up per packet would cost more CPU than the packets themselves.
+    private var senderWaiting = false
+    private var producerWaiting = false
 
     init(config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
@@ -159,11 +164,13 @@ final class PushSession: @unchecked Sendable {
     private func enqueue(_ packet: MediaPacket) -> Bool {
         lock.withLock {
             while !stopRequested && (paused || (queue.mode == .backpressure && queue.isFull)) {
+                producerWaiting = true
                 lock.wait()
+                producerWaiting = false
             }
             guard !stopRequested else { return false }
             queue.push(packet)
-            lock.broadcast()
+            if senderWaiting { lock.broadcast() }
             return true
         }
     }
@@ -193,12 +200,12 @@ final class PushSession: @unchecked Sendable {
         var lastServiced = monotonicMicroseconds()
         do {
             for message in packetizer.header() {
-                try session.send(message.type, timestampMs: message.timestampMs, body: message.body)
+                try session.send(message)
             }
             while let packet = nextPacket() {
                 let message = packetizer.message(for: packet)
-                try session.send(message.type, timestampMs: message.timestampMs, body: message.body)
-                record(packet, bytes: message.body.count)
+                try session.send(message)
+                record(packet, bytes: message.bodySize)
                 if !firstFrameSent {
                     firstFrameSent = true
                     signal(.firstFrameSent)
@@ -225,11 +232,13 @@ final class PushSession: @unchecked Sendable {
             while true {
                 if stopRequested { return nil }
                 if !paused, let packet = queue.pop() {
-                    lock.broadcast()
+                    if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
                     return packet
                 }
                 if sourceFinished && queue.isEmpty { return nil }
+                senderWaiting = true
                 lock.wait(timeout: .milliseconds(100))
+                senderWaiting = false
             }
         }
     }

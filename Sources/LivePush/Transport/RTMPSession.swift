@@ -140,25 +140,32 @@ final class RTMPSession {
     var isConnected: Bool { RTMP_IsConnected(rtmp) != 0 }
 
     /// Sends one FLV tag body as an RTMP message on the published stream.
-    func send(_ type: FLVTagType, timestampMs: UInt32, body: [UInt8]) throws(LivePushError) {
-        let channel = switch type {
+    func send(_ message: FLVMessage) throws(LivePushError) {
+        let channel = switch message.type {
         case .audio: Channel.audio
         case .video: Channel.video
         case .script: Channel.data
         }
-        try send(type: type.rawValue, channel: channel, timestampMs: timestampMs, streamID: streamID, body: body)
+        try send(type: message.type.rawValue, channel: channel, timestampMs: message.timestampMs, streamID: streamID,
+                 header: message.header, body: message.payload)
     }
 
-    private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32, body: [UInt8]) throws(LivePushError) {
+    private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32,
+                      header: [UInt8] = [], body: [UInt8]) throws(LivePushError) {
         guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
-        if body.count > sendCapacity {
+        let size = header.count + body.count
+        if size > sendCapacity {
             sendBuffer.deallocate()
-            sendCapacity = body.count * 2
+            sendCapacity = size * 2
             sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
         }
-        let payload = sendBuffer + Self.headroom
-        body.withUnsafeBufferPointer { source in
-            UnsafeMutableRawPointer(payload).copyMemory(from: source.baseAddress!, byteCount: source.count)
+        // librtmp writes the chunk headers in place, in front of and inside this buffer.
+        let payload = UnsafeMutableRawPointer(sendBuffer + Self.headroom)
+        for (offset, part) in [(0, header), (header.count, body)] {
+            part.withUnsafeBytes { source in
+                guard let base = source.baseAddress else { return }
+                (payload + offset).copyMemory(from: base, byteCount: source.count)
+            }
         }
         var packet = RTMPPacket()
         // The first message on a channel needs a full header; later ones reuse its stream id
@@ -168,9 +175,9 @@ final class RTMPSession {
         packet.m_nChannel = channel
         packet.m_nTimeStamp = timestampMs
         packet.m_nInfoField2 = streamID
-        packet.m_nBodySize = UInt32(body.count)
+        packet.m_nBodySize = UInt32(size)
         packet.m_hasAbsTimestamp = 0
-        packet.m_body = payload
+        packet.m_body = sendBuffer + Self.headroom
         errno = 0
         guard RTMP_SendPacket(rtmp, &packet, 0) != 0 else {
             let code = errno

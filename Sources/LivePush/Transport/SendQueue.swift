@@ -48,6 +48,9 @@ struct SendQueue {
     /// In backpressure mode the producer waits while this is true.
     var isFull: Bool { isOverLimit }
 
+    /// Where a waiting producer is woken again (hysteresis against a wake-up per packet).
+    var isAtMostHalfFull: Bool { bufferedDuration <= limits.maxDuration / 2 && bytes <= limits.maxBytes / 2 }
+
     mutating func push(_ packet: MediaPacket) {
         if packet.kind == .video, droppingUntilKeyframe {
             if packet.isKeyframe {
