@@ -29,9 +29,21 @@ final class PushStateMachineTests: XCTestCase {
         }
     }
 
+    func testReconnectCycle() throws {
+        var m = machine(in: .pushing)
+        XCTAssertEqual(try m.apply(.lost), .reconnecting)
+        XCTAssertThrowsError(try m.apply(.pause))
+        XCTAssertEqual(try m.apply(.reconnected), .pushing)
+        var paused = machine(in: .paused)
+        XCTAssertEqual(try paused.apply(.lost), .paused, "a pause survives a reconnect")
+        XCTAssertEqual(try paused.apply(.reconnected), .paused)
+        var giveUp = machine(in: .reconnecting)
+        XCTAssertEqual(try giveUp.apply(.stop), .stopping)
+    }
+
     func testFailureFromEveryActiveState() throws {
         let error = LivePushError(.connectionRefused)
-        for state in [PushState.connecting, .pushing, .paused] {
+        for state in [PushState.connecting, .pushing, .paused, .reconnecting] {
             var m = machine(in: state)
             XCTAssertEqual(try m.apply(.fail(error)), .failed(error))
             XCTAssertEqual(try m.apply(.start), .connecting)
@@ -45,6 +57,7 @@ final class PushStateMachineTests: XCTestCase {
         case .connecting: [.start]
         case .pushing: [.start, .published]
         case .paused: [.start, .published, .pause]
+        case .reconnecting: [.start, .published, .lost]
         case .stopping: [.start, .stop]
         case .stopped: [.start, .stop, .finished]
         case .failed(let e): [.start, .fail(e)]

@@ -72,3 +72,40 @@ final class SendQueueTests: XCTestCase {
         XCTAssertEqual(q.bytes, 0)
     }
 }
+
+final class SendQueueResumeTests: XCTestCase {
+    private func packet(_ kind: MediaPacket.Kind, _ index: Int, _ importance: MediaPacket.Importance = .reference) -> MediaPacket {
+        MediaPacket(kind: kind, data: [1, 2, 3], dts: Int64(index) * 40_000, pts: Int64(index) * 40_000, importance: importance)
+    }
+
+    func testStartAtKeyframeDropsWhatPrecedesTheFirstQueuedKeyframe() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 20), mode: .dropping)
+        for p in [packet(.video, 0), packet(.audio, 0, .key), packet(.video, 1, .key), packet(.video, 2)] { q.push(p) }
+        q.startAtKeyframe()
+        XCTAssertEqual(q.items.first?.isKeyframe, true)
+        XCTAssertEqual(q.count, 2)
+        XCTAssertEqual(q.drops.reference, 1)
+        XCTAssertEqual(q.drops.audio, 1)
+        XCTAssertEqual(q.bytes, 6)
+    }
+
+    func testStartAtKeyframeWithoutOneQueuedWaitsForTheNext() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 20), mode: .dropping)
+        q.push(packet(.video, 0))
+        q.push(packet(.audio, 0, .key))
+        q.startAtKeyframe()
+        XCTAssertEqual(q.items.map(\.kind), [.audio])
+        q.push(packet(.video, 1))
+        XCTAssertEqual(q.count, 1, "non-key video is dropped until a keyframe")
+        q.push(packet(.video, 2, .key))
+        XCTAssertEqual(q.items.last?.isKeyframe, true)
+    }
+
+    func testPushFrontRequeuesOldestFirst() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 20), mode: .backpressure)
+        q.push(packet(.video, 3))
+        q.pushFront([packet(.video, 1, .key), packet(.video, 2)])
+        XCTAssertEqual(q.items.map(\.dts), [40_000, 80_000, 120_000])
+        XCTAssertEqual(q.bytes, 9)
+    }
+}

@@ -30,3 +30,16 @@ public enum Redaction {
         return String(result[...q]) + parameters.joined(separator: "&")
     }
 }
+
+extension Redaction {
+    /// Masks the HASH of an `auth_key` value (`TIMESTAMP-RAND-UID-HASH`), keeping the
+    /// non-secret fields: `1700000000-0-0-abcd****`. A value that does not have that shape
+    /// (a numeric TIMESTAMP, alphanumeric RAND and UID) is masked as a whole.
+    public static func redactAuthKey(_ value: some StringProtocol) -> String {
+        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 4, !parts[0].isEmpty, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              AuthKey.isToken(parts[1]), AuthKey.isToken(parts[2])
+        else { return mask(value) }
+        return parts[0..<3].joined(separator: "-") + "-" + mask(parts[3])
+    }
+}

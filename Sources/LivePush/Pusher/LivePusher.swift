@@ -106,6 +106,16 @@ public final class LivePusher: Sendable {
         session.withLock { $0 }?.requestStop()
     }
 
+    /// Reconnects now: after `reconnectFailed` (the automatic retries were used up), or to
+    /// force a new connection while pushing. The stream resumes on a keyframe.
+    public func reconnect() throws(LivePushError) {
+        let state = self.state
+        guard state == .reconnecting || state == .pushing || state == .paused else {
+            throw LivePushError(.invalidState, "cannot reconnect while \(state)")
+        }
+        session.withLock { $0 }?.requestReconnect()
+    }
+
     /// A snapshot of the current (or last) push.
     public func stats() -> PushStats {
         if let current = session.withLock({ $0 }) { return current.snapshot() }
@@ -132,6 +142,21 @@ public final class LivePusher: Sendable {
             try? transition(.published, emitting: [.pushStarted(url: url)])
         case .firstFrameSent:
             emit(.firstFramePushed)
+        case .connectionLost(let error):
+            var events: [PushEvent] = error.code == .sendDataTimeout ? [.sendDataTimeout] : []
+            events.append(.connectionLost(error))
+            try? transition(.lost, emitting: events)
+        case .reconnecting(let attempt):
+            emit(.reconnectStarted(attempt: attempt))
+        case .reconnected:
+            try? transition(.reconnected, emitting: [.reconnectSucceeded])
+        case .reconnectFailed(let error):
+            emit(.reconnectFailed(error))
+            emit(.sdkError(error))
+        case .network(.poor):
+            emit(.networkPoor)
+        case .network(.recovered):
+            emit(.networkRecovered)
         case .failed(let error, let phase):
             switch phase {
             case .connecting: emit(.connectFailed(error))

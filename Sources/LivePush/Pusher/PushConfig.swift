@@ -35,12 +35,19 @@ public struct PushConfig: Sendable {
     public var connectRetryCount = 5
     /// Wait before each reconnect attempt (reference: 1000 ms).
     public var connectRetryInterval: Duration = .milliseconds(1000)
+    /// Each later wait is the previous one times this (1 = constant, as in the reference).
+    public var connectRetryBackoff: Double = 1
     /// Outgoing RTMP chunk size; larger chunks cost less CPU and fewer headers than the default 128.
-    public var chunkSize = 4096
+    public var chunkSize = 65536
 
     /// The send queue holds at most this much media; see ``SendQueue`` for what is dropped when it is full.
     public var sendQueueMaxDuration: Duration = .seconds(2)
     public var sendQueueMaxBytes = 4 * 1024 * 1024
+
+    /// Real-time pushes report `networkPoor` once this much media has waited in the send
+    /// queue for half a second, and `networkRecovered` once it is back under the second value.
+    public var networkPoorBacklog: Duration = .milliseconds(1000)
+    public var networkRecoveredBacklog: Duration = .milliseconds(300)
 
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)

@@ -2,45 +2,53 @@
 ///
 /// - the **producer** reads the source, re-stamps packets onto the output clock, paces them
 ///   (real time) and puts them in the bounded ``SendQueue``;
-/// - the **sender** owns the ``RTMPSession``: it connects, publishes, sends the stream header
-///   and then whatever the queue holds.
+/// - the **sender** (see `PushSession+Sender.swift`) owns the ``RTMPSession``: it connects,
+///   publishes, sends the stream header and then whatever the queue holds, and reconnects
+///   when the connection is lost.
 ///
-/// They meet only in the lock-protected queue, so a slow network never stalls the source
-/// beyond the queue's policy, and a slow source never stalls the server's replies.
+/// They meet only in the lock-protected state below, so a slow network never stalls the
+/// source beyond the queue's policy, and a slow source never stalls the server's replies.
 final class PushSession: @unchecked Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
         case published(url: String)
         case firstFrameSent
+        case connectionLost(LivePushError)
+        case reconnecting(attempt: Int)
+        case reconnected(url: String)
+        case reconnectFailed(LivePushError)
+        case network(CongestionDetector.Change)
         case failed(LivePushError, phase: Phase)
         case finished
     }
 
     enum Phase: Sendable { case connecting, pushing, source }
 
-    private let config: PushConfig
-    private let url: PushURL
-    private let info: StreamInfo
-    private let signal: @Sendable (Signal) -> Void
-    private let lock = ConditionLock()
+    let config: PushConfig
+    let info: StreamInfo
+    let signal: @Sendable (Signal) -> Void
+    let lock = ConditionLock()
 
     // Guarded by `lock`.
-    private var queue: SendQueue
-    private var stopRequested = false
-    private var connected = false
-    private var sourceFinished = false
-    private var paused = false
+    var url: PushURL
+    var queue: SendQueue
+    var stopRequested = false
+    var reconnectRequested = false
+    var connected = false
+    var sourceFinished = false
+    var paused = false
     private var pausedSince: Int64 = 0
     private var pausedTotal: Int64 = 0
-    private var stats = PushStats()
+    var stats = PushStats()
     private var startedAt: Int64 = 0
     private var secondStartedAt: Int64 = 0
     private var secondBytes: Int64 = 0
     private var secondFrames = 0
+    private var congestion: CongestionDetector
     /// Each side signals the other only when it is actually waiting, and a producer blocked on
     /// a full queue is woken only once the queue has drained to half: at thousands of packets
     /// per second, a wake-up per packet would cost more CPU than the packets themselves.
-    private var senderWaiting = false
+    var senderWaiting = false
     private var producerWaiting = false
 
     init(config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
@@ -51,6 +59,9 @@ final class PushSession: @unchecked Sendable {
         let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
                                       maxBytes: config.sendQueueMaxBytes)
         queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
+        congestion = CongestionDetector(poorBacklog: config.networkPoorBacklog.nanoseconds / 1000,
+                                        recoveredBacklog: config.networkRecoveredBacklog.nanoseconds / 1000,
+                                        hold: 500_000)
         stats.sourceDuration = info.duration
     }
 
@@ -66,6 +77,20 @@ final class PushSession: @unchecked Sendable {
             stopRequested = true
             lock.broadcast()
         }
+    }
+
+    /// Drops the current connection (if any) and connects again, now; also ends the wait
+    /// after the automatic retries were used up.
+    func requestReconnect() {
+        lock.withLock {
+            reconnectRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// The URL used for every later connect (a refreshed auth_key).
+    func updateURL(_ newURL: PushURL) {
+        lock.withLock { url = newURL }
     }
 
     func setPaused(_ value: Bool) {
@@ -162,7 +187,8 @@ final class PushSession: @unchecked Sendable {
 
     /// Queues a packet; in back-pressure mode waits for room. False on stop.
     private func enqueue(_ packet: MediaPacket) -> Bool {
-        lock.withLock {
+        var change: CongestionDetector.Change?
+        let queued = lock.withLock { () -> Bool in
             while !stopRequested && (paused || (queue.mode == .backpressure && queue.isFull)) {
                 producerWaiting = true
                 lock.wait()
@@ -170,69 +196,33 @@ final class PushSession: @unchecked Sendable {
             }
             guard !stopRequested else { return false }
             queue.push(packet)
+            change = updateCongestion()
             if senderWaiting { lock.broadcast() }
             return true
         }
+        if let change { signal(.network(change)) }
+        return queued
     }
 
-    // MARK: - Sender
-
-    private func runSender() {
-        let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
-                                          sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize))
-        let session: RTMPSession
-        do {
-            session = try RTMPSession(url: url, options: options)
-            try session.connectAndPublish()
-        } catch {
-            stopProducer()
-            signal(.failed(error, phase: .connecting))
-            return
-        }
-        lock.withLock {
-            connected = true
-            lock.broadcast()
-        }
-        signal(.published(url: url.redacted))
-
-        let packetizer = FLVPacketizer(info: info)
-        var firstFrameSent = false
-        var lastServiced = monotonicMicroseconds()
-        do {
-            for message in packetizer.header() {
-                try session.send(message)
-            }
-            while let packet = nextPacket() {
-                let message = packetizer.message(for: packet)
-                try session.send(message)
-                record(packet, bytes: message.bodySize)
-                if !firstFrameSent {
-                    firstFrameSent = true
-                    signal(.firstFrameSent)
-                }
-                let now = monotonicMicroseconds()
-                if now - lastServiced > 100_000 {
-                    lastServiced = now
-                    try session.serviceIncoming()
-                }
-            }
-            session.close(graceful: true)
-        } catch {
-            stopProducer()
-            session.close(graceful: false)
-            signal(.failed(error, phase: .pushing))
-            return
-        }
-        signal(.finished)
+    /// Called with the lock held by both threads: the producer sees the backlog grow while
+    /// the sender is blocked in a write. Real-time pushes only: a `--fast` push keeps its
+    /// queue full on purpose.
+    func updateCongestion() -> CongestionDetector.Change? {
+        guard queue.mode == .dropping else { return nil }
+        return congestion.update(backlog: queue.bufferedDuration, now: monotonicMicroseconds())
     }
 
-    /// The next packet to send, or nil when the push is over (stop, or source done and drained).
-    private func nextPacket() -> MediaPacket? {
-        lock.withLock {
+    /// The next packet to send, or nil when the push is over (stop, reconnect requested, or
+    /// source done and drained).
+    func nextPacket() -> MediaPacket? {
+        var change: CongestionDetector.Change?
+        defer { if let change { signal(.network(change)) } }
+        return lock.withLock {
             while true {
-                if stopRequested { return nil }
+                if stopRequested || reconnectRequested { return nil }
                 if !paused, let packet = queue.pop() {
                     if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
+                    change = updateCongestion()
                     return packet
                 }
                 if sourceFinished && queue.isEmpty { return nil }
@@ -243,7 +233,7 @@ final class PushSession: @unchecked Sendable {
         }
     }
 
-    private func record(_ packet: MediaPacket, bytes: Int) {
+    func record(_ packet: MediaPacket, bytes: Int) {
         lock.withLock {
             stats.bytesSent += Int64(bytes)
             stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
@@ -266,7 +256,7 @@ final class PushSession: @unchecked Sendable {
         }
     }
 
-    private func stopProducer() {
+    func stopProducer() {
         lock.withLock {
             stopRequested = true
             lock.broadcast()

@@ -2,19 +2,25 @@
 ///
 /// ```
 /// idle ──start──▶ connecting ──published──▶ pushing ◀──resume── paused
-///                     │                        │ ──pause──────────▶ │
+///                     │               lost │ ▲ │ ──pause──────────▶ │
+///                     │                    ▼ │ reconnected          │
+///                     │               reconnecting                  │
 ///                     ▼                        ▼                    ▼
 ///                  failed ◀──── error ─── stopping ◀──── stop ───── (any active)
 ///                                              │
 ///                                              ▼
 ///                                           stopped  (also at the end of the media)
 /// ```
-/// `stopped` and `failed` allow a new `start`.
+/// `stopped` and `failed` allow a new `start`. A connection lost while paused is restored
+/// without leaving `paused`.
 public enum PushState: Sendable, Equatable, CustomStringConvertible {
     case idle
     case connecting
     case pushing
     case paused
+    /// The connection was lost; LivePush is reconnecting, or waits for `reconnect()` after
+    /// the retries were used up.
+    case reconnecting
     case stopping
     case stopped
     case failed(LivePushError)
@@ -25,6 +31,7 @@ public enum PushState: Sendable, Equatable, CustomStringConvertible {
         case .connecting: "connecting"
         case .pushing: "pushing"
         case .paused: "paused"
+        case .reconnecting: "reconnecting"
         case .stopping: "stopping"
         case .stopped: "stopped"
         case .failed: "failed"
@@ -33,7 +40,7 @@ public enum PushState: Sendable, Equatable, CustomStringConvertible {
 
     var isActive: Bool {
         switch self {
-        case .connecting, .pushing, .paused, .stopping: true
+        case .connecting, .pushing, .paused, .reconnecting, .stopping: true
         case .idle, .stopped, .failed: false
         }
     }
@@ -42,7 +49,7 @@ public enum PushState: Sendable, Equatable, CustomStringConvertible {
 /// The transitions of ``PushState``. Pure, so every legal and illegal move is unit-tested.
 struct PushStateMachine: Sendable {
     enum Input: Sendable, Equatable {
-        case start, published, pause, resume, stop, finished
+        case start, published, pause, resume, stop, finished, lost, reconnected
         case fail(LivePushError)
     }
 
@@ -56,9 +63,14 @@ struct PushStateMachine: Sendable {
         case (.connecting, .published): .pushing
         case (.pushing, .pause): .paused
         case (.paused, .resume): .pushing
-        case (.connecting, .stop), (.pushing, .stop), (.paused, .stop): .stopping
-        case (.stopping, .finished), (.pushing, .finished), (.paused, .finished), (.connecting, .finished): .stopped
-        case (.connecting, .fail(let e)), (.pushing, .fail(let e)), (.paused, .fail(let e)): .failed(e)
+        case (.pushing, .lost), (.reconnecting, .lost): .reconnecting
+        case (.paused, .lost), (.paused, .reconnected): .paused
+        case (.reconnecting, .reconnected): .pushing
+        case (.connecting, .stop), (.pushing, .stop), (.paused, .stop), (.reconnecting, .stop): .stopping
+        case (.stopping, .finished), (.pushing, .finished), (.paused, .finished), (.connecting, .finished),
+             (.reconnecting, .finished): .stopped
+        case (.connecting, .fail(let e)), (.pushing, .fail(let e)), (.paused, .fail(let e)), (.reconnecting, .fail(let e)):
+            .failed(e)
         case (.stopping, .fail): .stopped
         default: nil
         }
@@ -79,6 +91,8 @@ extension PushStateMachine.Input {
         case .resume: "resume"
         case .stop: "stop"
         case .finished: "finish"
+        case .lost: "lose the connection"
+        case .reconnected: "reconnect"
         case .fail: "fail"
         }
     }

@@ -71,10 +71,34 @@ struct SendQueue {
         return packet
     }
 
-    /// Empties the queue, e.g. when a connection is lost and the stream restarts on a keyframe.
+    /// Empties the queue.
     mutating func removeAll() {
         items.removeAll()
         bytes = 0
+    }
+
+    /// Puts packets back at the head, oldest first: after a reconnect the GOP the server may
+    /// not have received whole is sent again. Not subject to the drop policy.
+    mutating func pushFront(_ packets: [MediaPacket]) {
+        items.insert(contentsOf: packets, at: 0)
+        bytes += packets.reduce(0) { $0 + $1.data.count }
+    }
+
+    /// Makes the head of the queue a video keyframe, so that a new connection starts on one:
+    /// drops what precedes the first queued keyframe (counted as drops), or, when none is
+    /// queued yet, every video frame until the next keyframe arrives.
+    mutating func startAtKeyframe() {
+        if let key = items.firstIndex(where: { $0.kind == .video && $0.isKeyframe }) {
+            for packet in items[..<key] { count(packet) }
+            bytes -= items[..<key].reduce(0) { $0 + $1.data.count }
+            items.removeFirst(key)
+        } else {
+            for packet in items where packet.kind == .video { count(packet) }
+            let kept = items.filter { $0.kind != .video }
+            bytes = kept.reduce(0) { $0 + $1.data.count }
+            items = Deque(kept)
+            droppingUntilKeyframe = true
+        }
     }
 
     // MARK: - Drop policy

@@ -1,0 +1,161 @@
+/// Decides when the current push URL's credentials need attention. Pure logic: no threads,
+/// no timers, no clock of its own; the pusher calls ``poll(now:)`` from its own loop.
+///
+/// For the URL it was last given it watches the `auth_key` (expiry read with
+/// ``Configuration/timestampMeaning``) and/or the `token` (expiry read with
+/// ``Configuration/tokenExpiry``), and reports, each at most once per URL:
+///
+/// | credential | at `expiry - lead time` | at `expiry` (then expired) |
+/// |---|---|---|
+/// | auth_key | ``AuthExpiryEvent/authenticationOverdue(expiresAt:)`` (lead 60 s) | ``AuthExpiryEvent/authExpired(at:)`` |
+/// | token | ``AuthExpiryEvent/tokenWillExpire(expiresAt:)`` (lead 30 s) | ``AuthExpiryEvent/tokenExpired(at:)`` |
+///
+/// The URL counts as expired once `now > expiry` (it is still valid during the expiry second,
+/// as `AuthKeySigner.verify` has it). A poll that comes late
+/// reports every event that is due, warning first. ``accept(_:)`` with a new URL starts over;
+/// accepting the same URL again changes nothing, so warnings are not repeated.
+///
+///     var watcher = AuthExpiryWatcher(url: pushURL)
+///     for event in watcher.poll(now: clock.now) { ... }    // e.g. once per second
+///     watcher.accept(refreshedURL)
+///
+/// A value type: keep it in the pusher's lock-protected state.
+public struct AuthExpiryWatcher: Sendable, CustomReflectable {
+    public struct Configuration: Sendable {
+        /// How the auth_key TIMESTAMP is read (the expiry itself by default).
+        public var timestampMeaning: AuthTimestampMeaning
+        /// How long before the auth_key's expiry to report `authenticationOverdue`.
+        public var authKeyLeadTime: Duration
+        /// How long before the token's expiry to report `tokenWillExpire`.
+        public var tokenLeadTime: Duration
+        /// The query parameter that carries the token.
+        public var tokenParameter: String
+        /// How the token's expiry is read (`<expiryUnixSeconds>-...` by default).
+        public var tokenExpiry: PushTokenExpiry
+
+        public init(
+            timestampMeaning: AuthTimestampMeaning = .expiry,
+            authKeyLeadTime: Duration = .seconds(60),
+            tokenLeadTime: Duration = .seconds(30),
+            tokenParameter: String = PushToken.defaultParameterName,
+            tokenExpiry: PushTokenExpiry = .expiryPrefix
+        ) {
+            self.timestampMeaning = timestampMeaning
+            self.authKeyLeadTime = authKeyLeadTime
+            self.tokenLeadTime = tokenLeadTime
+            self.tokenParameter = tokenParameter
+            self.tokenExpiry = tokenExpiry
+        }
+    }
+
+    /// One credential's expiry and what has been reported about it.
+    struct Deadline: Sendable, Equatable {
+        var expiresAt: Int64
+        var warnAt: Int64
+        var warned = false
+        var expired = false
+
+        init(expiresAt: Int64, lead: Duration) {
+            self.expiresAt = expiresAt
+            warnAt = expiresAt.addingClamped(-max(0, lead.wholeSeconds))
+        }
+
+        /// The next second at which something is due, nil when everything was reported.
+        var next: Int64? {
+            if !warned { return warnAt }
+            if !expired { return expiresAt.addingClamped(1) }
+            return nil
+        }
+    }
+
+    public let configuration: Configuration
+    /// The URL being watched (nil before the first ``accept(_:)``).
+    public private(set) var url: PushURL?
+    private var authKey: Deadline?
+    private var token: Deadline?
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// A watcher already watching `url`.
+    public init(url: PushURL, configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        accept(url)
+    }
+
+    /// When the watched URL's auth_key expires (Unix seconds); nil when it has none (or it is malformed).
+    public var authKeyExpiresAt: Int64? { authKey?.expiresAt }
+
+    /// When the watched URL's token expires (Unix seconds); nil when it has none or its expiry is unknown.
+    public var tokenExpiresAt: Int64? { token?.expiresAt }
+
+    /// True when the URL carries a credential whose expiry is known.
+    public var isWatching: Bool { authKey != nil || token != nil }
+
+    /// The Unix second at which the next event becomes due (poll then, or earlier);
+    /// nil when nothing is pending. Lets a pusher sleep instead of polling every second.
+    public var nextDeadline: Int64? {
+        [authKey?.next, token?.next].compactMap { $0 }.min()
+    }
+
+    /// Starts watching `url` (a refreshed URL, or the URL after `refreshPushURLToken`).
+    /// Everything reported about the previous URL is forgotten; the same URL again is a no-op.
+    public mutating func accept(_ url: PushURL) {
+        if url == self.url { return }
+        self.url = url
+        authKey = AuthKeySigner.expiry(of: url, timestampMeaning: configuration.timestampMeaning)
+            .map { Deadline(expiresAt: $0, lead: configuration.authKeyLeadTime) }
+        token = PushToken(url: url, parameter: configuration.tokenParameter)
+            .flatMap { configuration.tokenExpiry.expiry(of: $0.value) }
+            .map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
+    }
+
+    /// Like the `PushURL` variant; throws `invalidURL` (and keeps watching the old URL) when `url` is not a push URL.
+    public mutating func accept(_ url: String) throws(LivePushError) {
+        accept(try PushURL(url))
+    }
+
+    /// The events due at `now` (Unix seconds) that were not reported yet, in time order.
+    public mutating func poll(now: Int64) -> [AuthExpiryEvent] {
+        var due: [(at: Int64, order: Int, event: AuthExpiryEvent)] = []
+        if var d = authKey {
+            if !d.warned, now >= d.warnAt {
+                d.warned = true
+                due.append((d.warnAt, 0, .authenticationOverdue(expiresAt: d.expiresAt)))
+            }
+            if !d.expired, now > d.expiresAt {
+                d.warned = true
+                d.expired = true
+                due.append((d.expiresAt, 1, .authExpired(at: d.expiresAt)))
+            }
+            authKey = d
+        }
+        if var d = token {
+            if !d.warned, now >= d.warnAt {
+                d.warned = true
+                due.append((d.warnAt, 0, .tokenWillExpire(expiresAt: d.expiresAt)))
+            }
+            if !d.expired, now > d.expiresAt {
+                d.warned = true
+                d.expired = true
+                due.append((d.expiresAt, 1, .tokenExpired(at: d.expiresAt)))
+            }
+            token = d
+        }
+        return due.sorted { ($0.at, $0.order) < ($1.at, $1.order) }.map(\.event)
+    }
+
+    /// Shows the URL redacted (`dump` of a `PushURL` itself would show its raw value).
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "url": url?.redacted as Any, "authKeyExpiresAt": authKeyExpiresAt as Any,
+            "tokenExpiresAt": tokenExpiresAt as Any, "nextDeadline": nextDeadline as Any,
+        ], displayStyle: .struct)
+    }
+
+    /// ``poll(now:)`` at the clock's current time.
+    public mutating func poll(clock: some WallClock) -> [AuthExpiryEvent] {
+        poll(now: clock.now)
+    }
+}

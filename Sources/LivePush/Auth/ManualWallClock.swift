@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A wall clock that only moves when told to; for tests. Safe to share between threads.
+///
+///     let clock = ManualWallClock(now: 1_700_000_000)
+///     clock.advance(by: .seconds(30))
+public final class ManualWallClock: WallClock {
+    private let seconds: Mutex<Int64>
+
+    public init(now: Int64 = 0) {
+        seconds = Mutex(now)
+    }
+
+    public var now: Int64 {
+        seconds.withLock { $0 }
+    }
+
+    /// Sets the current time (Unix seconds).
+    public func set(_ now: Int64) {
+        seconds.withLock { $0 = now }
+    }
+
+    /// Moves the clock forward (or back, with a negative duration) by whole seconds.
+    public func advance(by duration: Duration) {
+        seconds.withLock { $0 = $0.addingClamped(duration.wholeSeconds) }
+    }
+}

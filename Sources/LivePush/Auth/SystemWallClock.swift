@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system's real-time clock (`clock_gettime(CLOCK_REALTIME)`).
+public struct SystemWallClock: WallClock {
+    public init() {}
+
+    public var now: Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec)
+    }
+}

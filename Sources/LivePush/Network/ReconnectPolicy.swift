@@ -1,0 +1,44 @@
+/// How often and how long to wait before each reconnect attempt.
+///
+/// The reference SDK retries 5 times 1000 ms apart; a desktop broadcaster grows the delay
+/// ×1.5 per attempt. Both are this type with a different `backoff`.
+public struct ReconnectPolicy: Sendable, Equatable {
+    /// Attempts after a lost connection (0 disables automatic reconnect).
+    public var maxAttempts: Int
+    /// Wait before the first attempt.
+    public var interval: Duration
+    /// Each later wait is the previous one times this (1 = constant).
+    public var backoff: Double
+    /// Upper bound for a single wait.
+    public var maxInterval: Duration
+
+    public init(maxAttempts: Int = 5, interval: Duration = .milliseconds(1000), backoff: Double = 1,
+                maxInterval: Duration = .seconds(30)) {
+        self.maxAttempts = max(0, min(100, maxAttempts))
+        self.interval = interval
+        self.backoff = max(1, backoff)
+        self.maxInterval = maxInterval
+    }
+
+    /// The wait before attempt `attempt` (1-based), or nil when no attempts are left.
+    public func delay(beforeAttempt attempt: Int) -> Duration? {
+        guard attempt >= 1, attempt <= maxAttempts else { return nil }
+        var delay = interval
+        for _ in 1..<attempt {
+            delay = delay * backoff
+            if delay >= maxInterval { return maxInterval }
+        }
+        return min(delay, maxInterval)
+    }
+
+    /// Whether a failure is worth another attempt: a server that rejects the stream name or
+    /// the credentials will reject it again, except for "already publishing", which nginx-rtmp
+    /// reports for a moment after a dropped publisher.
+    public static func isRetryable(_ error: LivePushError) -> Bool {
+        switch error.code {
+        case .invalidURL, .urlSetupFailed, .authExpired: false
+        case .publishRejected: error.detail?.contains("BadName") != true || error.detail?.contains("lready") == true
+        default: true
+        }
+    }
+}

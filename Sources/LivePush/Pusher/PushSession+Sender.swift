@@ -1,0 +1,199 @@
+/// The sender thread: connect, publish, send, and reconnect when the connection is lost.
+///
+/// After a reconnect the server gets the stream header again (metadata, sequence headers)
+/// and the stream resumes on a keyframe with timestamps that continue where they stopped:
+/// - real time: from the first keyframe in the queue (what the outage cost beyond the queue
+///   is lost, as it would be for a live camera);
+/// - `--fast`: the GOP that was being sent is sent again, re-stamped to follow the last
+///   timestamp sent, so no frame is lost (the server may see a few frames twice).
+extension PushSession {
+    enum PumpOutcome {
+        case drained, stopped, reconnectRequested
+        case lost(LivePushError)
+    }
+
+    /// What the sender remembers across connections.
+    struct ResumeState {
+        /// Added to every timestamp sent; grows when a GOP is sent again.
+        var shift: Int64 = 0
+        /// Output dts of the last packet sent.
+        var lastSentDTS: Int64 = 0
+        /// In `--fast` mode: the packets sent since the last video keyframe, and the one in flight.
+        var currentGOP: [MediaPacket] = []
+        var gopBytes = 0
+        var firstFrameSent = false
+    }
+
+    func runSender() {
+        var connection: RTMPSession
+        do {
+            connection = try connect()
+        } catch {
+            stopProducer()
+            signal(.failed(error, phase: .connecting))
+            return
+        }
+        lock.withLock {
+            connected = true
+            lock.broadcast()
+        }
+        signal(.published(url: connection.url.redacted))
+
+        var resume = ResumeState()
+        while true {
+            switch pump(connection, &resume) {
+            case .drained, .stopped:
+                connection.close(graceful: true)
+                signal(.finished)
+                return
+            case .reconnectRequested:
+                connection.close(graceful: true)
+                guard let next = reconnect(after: nil, &resume) else { return finishAfterStop() }
+                connection = next
+            case .lost(let error):
+                connection.close(graceful: false)
+                signal(.connectionLost(error))
+                guard let next = reconnect(after: error, &resume) else { return finishAfterStop() }
+                connection = next
+            }
+        }
+    }
+
+    private func finishAfterStop() {
+        stopProducer()
+        signal(.finished)
+    }
+
+    private func connect() throws(LivePushError) -> RTMPSession {
+        let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
+                                          sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize))
+        let session = try RTMPSession(url: lock.withLock { url }, options: options)
+        try session.connectAndPublish()
+        return session
+    }
+
+    /// Sends the stream header, then packets until the queue says stop, or the connection fails.
+    private func pump(_ connection: RTMPSession, _ resume: inout ResumeState) -> PumpOutcome {
+        let packetizer = FLVPacketizer(info: info)
+        let keepsGOP = queue.mode == .backpressure
+        var lastServiced = monotonicMicroseconds()
+        do {
+            let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
+            for message in packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
+                try connection.send(message)
+            }
+            while let packet = nextPacket() {
+                if keepsGOP { remember(packet, in: &resume) }
+                var out = packet
+                out.dts += resume.shift
+                out.pts += resume.shift
+                let message = packetizer.message(for: out)
+                try connection.send(message)
+                resume.lastSentDTS = max(resume.lastSentDTS, out.dts)
+                record(out, bytes: message.bodySize)
+                if !resume.firstFrameSent {
+                    resume.firstFrameSent = true
+                    signal(.firstFrameSent)
+                }
+                let now = monotonicMicroseconds()
+                if now - lastServiced > 100_000 {
+                    lastServiced = now
+                    try connection.serviceIncoming()
+                }
+            }
+        } catch {
+            return .lost(error)
+        }
+        return lock.withLock {
+            if stopRequested { return .stopped }
+            if reconnectRequested { return .reconnectRequested }
+            return .drained
+        }
+    }
+
+    private func remember(_ packet: MediaPacket, in resume: inout ResumeState) {
+        if packet.kind == .video && packet.isKeyframe {
+            resume.currentGOP.removeAll(keepingCapacity: true)
+            resume.gopBytes = 0
+        }
+        resume.currentGOP.append(packet)
+        resume.gopBytes += packet.data.count
+        // A GOP larger than the queue is not kept; the stream then resumes at the next keyframe.
+        if resume.gopBytes > config.sendQueueMaxBytes {
+            resume.currentGOP.removeAll()
+            resume.gopBytes = 0
+        }
+    }
+
+    /// Reconnects with the policy's waits; after the last try reports `reconnectFailed` and
+    /// waits for `reconnect()` or `stop()`. Nil when the push was stopped meanwhile.
+    private func reconnect(after error: LivePushError?, _ resume: inout ResumeState) -> RTMPSession? {
+        let policy = ReconnectPolicy(maxAttempts: config.connectRetryCount, interval: config.connectRetryInterval,
+                                     backoff: config.connectRetryBackoff)
+        var lastError = error ?? LivePushError(.connectionLost, "reconnect requested")
+        // A requested reconnect (new URL, manual call) connects at once.
+        var immediate = error == nil
+        lock.withLock {
+            reconnectRequested = false
+            prepareResume(&resume)
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let delay = immediate ? Duration.zero : policy.delay(beforeAttempt: attempt)
+            guard let delay, ReconnectPolicy.isRetryable(lastError) || immediate else {
+                signal(.reconnectFailed(LivePushError(.reconnectFailed, "after \(attempt - 1) attempts: \(lastError.message)")))
+                guard waitForManualReconnect() else { return nil }
+                attempt = 0
+                immediate = true
+                continue
+            }
+            immediate = false
+            signal(.reconnecting(attempt: attempt))
+            guard sleep(delay) else { return nil }
+            do {
+                let connection = try connect()
+                signal(.reconnected(url: connection.url.redacted))
+                return connection
+            } catch {
+                lastError = error
+            }
+        }
+    }
+
+    /// Called with the lock held: decides where the new connection starts.
+    private func prepareResume(_ resume: inout ResumeState) {
+        let gop = resume.currentGOP
+        if queue.mode == .backpressure, let first = gop.first, first.kind == .video, first.isKeyframe {
+            queue.pushFront(gop)
+            // The resent GOP follows the last timestamp sent by one frame.
+            let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
+            resume.shift = resume.lastSentDTS + step - first.dts
+        } else {
+            queue.startAtKeyframe()
+        }
+        resume.currentGOP.removeAll()
+        resume.gopBytes = 0
+    }
+
+    /// Waits `delay`; false when the push was stopped meanwhile. A reconnect request cuts it short.
+    private func sleep(_ delay: Duration) -> Bool {
+        let deadline = monotonicMicroseconds() + delay.nanoseconds / 1000
+        return lock.withLock {
+            while !stopRequested && !reconnectRequested {
+                let left = deadline - monotonicMicroseconds()
+                if left <= 0 { break }
+                lock.wait(timeout: .microseconds(left))
+            }
+            reconnectRequested = false
+            return !stopRequested
+        }
+    }
+
+    private func waitForManualReconnect() -> Bool {
+        lock.withLock {
+            while !stopRequested && !reconnectRequested { lock.wait() }
+            return !stopRequested
+        }
+    }
+}
