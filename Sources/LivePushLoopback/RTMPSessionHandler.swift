@@ -18,10 +18,13 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     private var nextStreamID: UInt32 = 1
     /// Publishing recorders by message stream id.
     private var publishes: [UInt32: PublishRecorder] = [:]
+    /// Fault injection (``FaultLoopback``); nil in a plain ``RTMPReceiver``.
+    private let faults: (any SessionFaultHooks)?
 
-    init(core: ReceiverCore, configuration: RTMPReceiver.Configuration) {
+    init(core: ReceiverCore, configuration: RTMPReceiver.Configuration, faults: (any SessionFaultHooks)? = nil) {
         self.core = core
         self.configuration = configuration
+        self.faults = faults
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -101,7 +104,16 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     private func send(_ values: [AMF0Value], streamID: UInt32 = 0, context: ChannelHandlerContext) {
         let csid = streamID == 0 ? Self.commandChunkStream : Self.streamChunkStream
-        context.write(wrapOutboundOut(.command(values, streamID: streamID, chunkStreamID: csid)), promise: nil)
+        var message = RTMPMessage.command(values, streamID: streamID, chunkStreamID: csid)
+        if let faults {
+            if faults.takeRTMPFault({ $0 == .malformedReply }) != nil {
+                message.payload = Self.malformedAMF(replacing: message.payload)
+            }
+            if let rule = faults.takeRTMPFault({ $0 == .truncatedReply }) {
+                faults.truncateNextWrite(rule: rule)
+            }
+        }
+        context.write(wrapOutboundOut(message), promise: nil)
     }
 
     private func status(_ level: String, _ code: String, _ description: String, extra: [AMF0Property] = []) -> AMF0Value {
@@ -117,6 +129,17 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         switch command.name {
         case "connect":
             let app = command.commandObject["app"]?.stringValue ?? ""
+            if let faults, let rule = faults.takeRTMPFault({ $0 == .rejectConnect }) {
+                context.write(wrapOutboundOut(.command([
+                    .string("_error"), .number(txn), .null,
+                    status("error", "NetConnection.Connect.Rejected", "Connection rejected (fault injection: \(rule))"),
+                ], chunkStreamID: Self.commandChunkStream)), promise: nil)
+                faults.noteClose("connect rejected by fault \(rule)")
+                context.flush()
+                // FIN after the reply; the client reads it, then the end of the stream.
+                context.close(mode: .output, promise: nil)
+                return
+            }
             self.app = app
             objectEncoding = command.commandObject["objectEncoding"]?.numberValue ?? 0
             context.write(wrapOutboundOut(.windowAcknowledgementSize(configuration.windowAcknowledgementSize)), promise: nil)
@@ -191,6 +214,16 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         let rawName = command.arguments.first?.stringValue ?? ""
         let stream = Self.streamName(rawName)
         let app = self.app ?? ""
+        if let faults, let rule = faults.takeRTMPFault({ if case .rejectPublish = $0 { true } else { false } }),
+           case .rejectPublish(let kind) = rule.fault {
+            context.write(wrapOutboundOut(.command([
+                .string("onStatus"), .number(0), .null,
+                status("error", "NetStream.Publish.BadName", kind.statusDescription,
+                       extra: [AMF0Property("details", .string(rawName))]),
+            ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
+            context.flush()
+            return
+        }
         if publishes[streamID] != nil { endPublish(streamID: streamID, reason: "republish") }
         context.write(wrapOutboundOut(.streamBegin(streamID: streamID)), promise: nil)
 
@@ -215,6 +248,19 @@ final class RTMPSessionHandler: ChannelInboundHandler {
                      extra: [AMF0Property("details", .string(rawName))])],
              streamID: streamID, context: context)
         context.flush()
+        if let faults, let rule = faults.takeRTMPFault({ $0 == .closeAfterPublish }) {
+            faults.noteClose("closed after publish start by fault \(rule)")
+            context.close(promise: nil)
+        }
+    }
+
+    /// A command payload that starts like a reply but cannot be decoded: a string marker whose
+    /// length runs past the end, then bytes that are no AMF0 type marker.
+    static func malformedAMF(replacing payload: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = [0x02, 0xFF, 0xF0]  // string of 65520 bytes...
+        bytes += Array("_res".utf8)              // ...of which only a few follow
+        bytes += [0x0D, 0xEE, 0xFF, 0x42]        // unsupported / unknown markers
+        return bytes + Array(repeating: 0xFE, count: max(0, min(payload.count, 64) - bytes.count))
     }
 
     private func endPublish(streamID: UInt32, reason: String) {

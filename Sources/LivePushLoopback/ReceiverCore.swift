@@ -22,6 +22,12 @@ final class ReceiverCore: Sendable {
     }
 
     private let state = Locked(State())
+    /// Sees every event (the ``FaultLoopback`` republishes them).
+    private let observer: (@Sendable (ReceiverEvent) -> Void)?
+
+    init(observer: (@Sendable (ReceiverEvent) -> Void)? = nil) {
+        self.observer = observer
+    }
 
     // MARK: Events
 
@@ -45,6 +51,7 @@ final class ReceiverCore: Sendable {
     }
 
     func emit(_ event: ReceiverEvent) {
+        observer?(event)
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for s in subscribers { s.yield(event) }
     }

@@ -1,0 +1,526 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LivePushWire
+import NIOCore
+
+/// The first handler of every client pipeline: counts client→server bytes and RTMP messages,
+/// decides when each ``FaultRule`` is due and applies the TCP-level faults (reset, stall,
+/// throttle, latency, close during handshake). RTMP-level faults are handed to
+/// ``RTMPSessionHandler`` through ``SessionFaultHooks``.
+///
+/// It owns the client channel's reads: `read()` requests from the rest of the pipeline are held
+/// back while stalled, while throttled bytes are queued, or while delayed bytes pile up.
+final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Bytes of the RTMP handshake the client sends (C0 + C1 + C2) before its chunk stream.
+    static let clientHandshakeSize = 1 + 1536 + 1536
+    /// Throttle tick.
+    static let tick = TimeAmount.milliseconds(100)
+    /// Delayed (latency) bytes queued before reads are held back.
+    static let maxQueuedBytes = 4 * 1024 * 1024
+
+    private struct RuleState {
+        var rule: FaultRule
+        var injected = false
+    }
+
+    private enum FirstReadAction {
+        case reset(FaultRule)
+        case close(FaultRule)
+    }
+
+    private struct Delayed {
+        var buffer: ByteBuffer
+        var due: NIODeadline
+    }
+
+    private struct DelayedWrite {
+        var buffer: ByteBuffer
+        var promise: EventLoopPromise<Void>?
+        var due: NIODeadline
+    }
+
+    let connection: Int
+    private let core: LoopbackCore
+    private let loopbackStart: NIODeadline
+    private var connectionStart = NIODeadline.now()
+    private var rules: [RuleState]
+    private var context: ChannelHandlerContext?
+    private var acceptEvaluated = false
+    private var finished = false
+
+    // Counters.
+    private(set) var bytesIn = 0
+    private(set) var messages = 0
+    private var handshakeRemaining = FaultHandler.clientHandshakeSize
+    private var decoder = RTMPChunkDecoder()
+    private var decoding = true
+
+    // Effects.
+    private var stalled = false
+    private var throttleRate: Int?
+    private var latency = TimeAmount.zero
+    private var resetAtBytes: (limit: Int, rule: FaultRule)?
+    private var resetTimers: [(rule: FaultRule, task: Scheduled<Void>)] = []
+    private var firstReadAction: FirstReadAction?
+    private var truncateRule: FaultRule?
+
+    // Queues and timers.
+    private var inbound = CircularBuffer<Delayed>()
+    private var inboundBytes = 0
+    private var outbound = CircularBuffer<DelayedWrite>()
+    private var pendingRead = false
+    private var budget = 0.0
+    private var throttleTask: Scheduled<Void>?
+    private var inboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
+    private var outboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
+    private var triggerTimer: Scheduled<Void>?
+
+    init(connection: Int, core: LoopbackCore, rules: [FaultRule]) {
+        self.connection = connection
+        self.core = core
+        self.loopbackStart = core.startTime
+        self.rules = rules.map { RuleState(rule: $0) }
+    }
+
+    /// True when a rule will end this connection before any RTMP is exchanged (refuse, or
+    /// reset / close-handshake due at accept), so a relay need not contact the upstream.
+    var endsBeforeRTMP: Bool {
+        rules.contains { state in
+            let due = state.rule.trigger.isDue(connection: connection, sinceConnectionStart: .zero,
+                                               sinceLoopbackStart: elapsed(since: loopbackStart), messages: 0)
+            switch state.rule.fault {
+            case .refuse, .reset, .closeDuringHandshake, .resetAfterBytes(0): return due
+            default: return false
+            }
+        }
+    }
+
+    /// True when an RTMP-level rule concerns this connection (it must then be terminated locally).
+    var hasRTMPLevelRules: Bool {
+        rules.contains { $0.rule.fault.isRTMPLevel && $0.rule.trigger.matches(connection: connection) }
+    }
+
+    // MARK: Lifecycle
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        connectionStart = .now()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancelTimers()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        evaluate()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finished = true
+        cancelTimers()
+        while let write = outbound.popFirst() { write.promise?.fail(ChannelError.ioOnClosedChannel) }
+        inbound.removeAll()
+        inboundBytes = 0
+        let reason = core.takeCloseReason(connection: connection) ?? "client closed"
+        core.emit(.closed(connection: connection, reason: reason))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        core.noteCloseReason(connection: connection, "error: \(error)")
+        context.fireErrorCaught(error)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is FaultRulesChanged {
+            rulesChanged(core.rules)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func cancelTimers() {
+        throttleTask?.cancel(); throttleTask = nil
+        inboundTimer?.task.cancel(); inboundTimer = nil
+        outboundTimer?.task.cancel(); outboundTimer = nil
+        triggerTimer?.cancel(); triggerTimer = nil
+        for timer in resetTimers { timer.task.cancel() }
+        resetTimers = []
+    }
+
+    // MARK: Rules
+
+    private func rulesChanged(_ newRules: [FaultRule]) {
+        var old = rules
+        rules = newRules.map { rule in
+            if let i = old.firstIndex(where: { $0.rule == rule }) {
+                return old.remove(at: i)
+            }
+            return RuleState(rule: rule)
+        }
+        if let pending = resetAtBytes, !newRules.contains(pending.rule) { resetAtBytes = nil }
+        resetTimers.removeAll { timer in
+            if newRules.contains(timer.rule) { return false }
+            timer.task.cancel()
+            return true
+        }
+        if case .reset(let rule)? = firstReadAction, !newRules.contains(rule) { firstReadAction = nil }
+        if case .close(let rule)? = firstReadAction, !newRules.contains(rule) { firstReadAction = nil }
+        evaluate()
+    }
+
+    private func elapsed(since start: NIODeadline) -> Duration {
+        .nanoseconds((NIODeadline.now() - start).nanoseconds)
+    }
+
+    private func isDue(_ trigger: FaultTrigger) -> Bool {
+        trigger.isDue(connection: connection, sinceConnectionStart: elapsed(since: connectionStart),
+                      sinceLoopbackStart: elapsed(since: loopbackStart), messages: messages)
+    }
+
+    /// Injects every TCP-level rule that has become due, updates the continuous effects, re-arms
+    /// the trigger timer and moves queued bytes along.
+    private func evaluate() {
+        guard context != nil, !finished else { return }
+        let atAccept = !acceptEvaluated
+        acceptEvaluated = true
+        for i in rules.indices where !rules[i].injected {
+            let rule = rules[i].rule
+            guard !rule.fault.isRTMPLevel, rule.trigger.matches(connection: connection) else { continue }
+            if rule.fault == .refuse {
+                // Only ever decided on accept.
+                rules[i].injected = true
+                if atAccept && isDue(rule.trigger) {
+                    reset(rule, reason: "refused by fault \(rule)")
+                    return
+                }
+                continue
+            }
+            guard isDue(rule.trigger) else { continue }
+            rules[i].injected = true
+            apply(rule)
+            if finished { return }
+        }
+        updateEffects()
+        armTriggerTimer()
+        drainInbound()
+        drainOutbound()
+    }
+
+    private func apply(_ rule: FaultRule) {
+        switch rule.fault {
+        case .refuse:
+            break
+        case .reset:
+            if bytesIn == 0 {
+                firstReadAction = .reset(rule)
+            } else {
+                reset(rule, reason: "reset by fault \(rule)")
+            }
+        case .resetAfterBytes(let n):
+            if n <= 0 {
+                if bytesIn == 0 { firstReadAction = .reset(rule) } else { reset(rule, reason: "reset by fault \(rule)") }
+            } else {
+                resetAtBytes = (bytesIn + n, rule)
+            }
+        case .resetAfter(let d):
+            guard let context else { return }
+            let task = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(d.totalNanoseconds)) { [self] in
+                resetTimers.removeAll { $0.rule == rule }
+                reset(rule, reason: "reset by fault \(rule)")
+            }
+            resetTimers.append((rule, task))
+        case .closeDuringHandshake:
+            guard handshakeRemaining > 0 else { return }  // too late for this connection
+            if bytesIn == 0 {
+                firstReadAction = .close(rule)
+            } else {
+                closeNow(rule)
+            }
+        case .stall, .throttle, .latency:
+            core.emit(.faultInjected(rule, connection: connection))
+        case .rejectConnect, .rejectPublish, .closeAfterPublish, .malformedReply, .truncatedReply:
+            break
+        }
+    }
+
+    /// Stall, throttle and latency follow the injected rules that are still configured.
+    private func updateEffects() {
+        let active = rules.filter(\.injected).map(\.rule.fault)
+        let wasStalled = stalled
+        stalled = active.contains(.stall)
+        let rate = active.compactMap { fault -> Int? in if case .throttle(let r) = fault { return r } else { return nil } }.min()
+        if rate != throttleRate {
+            throttleRate = rate
+            throttleTask?.cancel()
+            throttleTask = nil
+            budget = 0
+            if rate != nil { scheduleThrottleTick() }
+        }
+        latency = active.compactMap { fault -> TimeAmount? in
+            if case .latency(let d) = fault { return .nanoseconds(d.totalNanoseconds) } else { return nil }
+        }.max() ?? .zero
+        if wasStalled && !stalled { context?.flush() }
+    }
+
+    private func armTriggerTimer() {
+        triggerTimer?.cancel()
+        triggerTimer = nil
+        guard let context else { return }
+        let sinceConnection = elapsed(since: connectionStart)
+        let sinceLoopback = elapsed(since: loopbackStart)
+        var soonest: Duration?
+        for state in rules where !state.injected && state.rule.fault != .refuse && !state.rule.fault.isRTMPLevel {
+            guard state.rule.trigger.matches(connection: connection),
+                  let remaining = state.rule.trigger.timeRemaining(sinceConnectionStart: sinceConnection, sinceLoopbackStart: sinceLoopback),
+                  remaining > .zero else { continue }
+            soonest = min(soonest ?? remaining, remaining)
+        }
+        guard let soonest else { return }
+        triggerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(soonest.totalNanoseconds + 1_000_000)) { [self] in
+            triggerTimer = nil
+            evaluate()
+        }
+    }
+
+    // MARK: Faults that end the connection
+
+    private func reset(_ rule: FaultRule, reason: String) {
+        guard let context, !finished else { return }
+        finished = true
+        core.noteCloseReason(connection: connection, reason)
+        core.emit(.faultInjected(rule, connection: connection))
+        let channel = context.channel
+        if let provider = channel as? any SocketOptionProvider {
+            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func closeNow(_ rule: FaultRule) {
+        guard let context, !finished else { return }
+        finished = true
+        core.noteCloseReason(connection: connection, "closed during the handshake by fault \(rule)")
+        core.emit(.faultInjected(rule, connection: connection))
+        context.close(promise: nil)
+    }
+
+    // MARK: Inbound (client → server)
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !finished else { return }
+        if let action = firstReadAction {
+            firstReadAction = nil
+            bytesIn += unwrapInboundIn(data).readableBytes
+            switch action {
+            case .reset(let rule): reset(rule, reason: "reset by fault \(rule)")
+            case .close(let rule): closeNow(rule)
+            }
+            return
+        }
+        var buffer = unwrapInboundIn(data)
+        if let pending = resetAtBytes, bytesIn + buffer.readableBytes >= pending.limit {
+            let keep = pending.limit - bytesIn
+            if keep > 0, let slice = buffer.readSlice(length: keep) {
+                bytesIn += keep
+                count(slice)
+                enqueue(slice)
+                drainInbound()
+            }
+            resetAtBytes = nil
+            reset(pending.rule, reason: "reset by fault \(pending.rule) after \(bytesIn) bytes")
+            return
+        }
+        bytesIn += buffer.readableBytes
+        count(buffer)
+        enqueue(buffer)
+        evaluate()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Read-complete is fired by drainInbound after the bytes it passes on.
+    }
+
+    /// Feeds a copy of the client's bytes to a chunk decoder to count RTMP messages.
+    private func count(_ buffer: ByteBuffer) {
+        var view = buffer.readableBytesView[...]
+        if handshakeRemaining > 0 {
+            let skip = min(handshakeRemaining, view.count)
+            handshakeRemaining -= skip
+            view = view.dropFirst(skip)
+        }
+        guard decoding, !view.isEmpty else { return }
+        decoder.append(view)
+        do {
+            while let _ = try decoder.nextMessage() { messages += 1 }
+        } catch {
+            decoding = false  // not RTMP after all; stop counting
+        }
+    }
+
+    private func enqueue(_ buffer: ByteBuffer) {
+        guard buffer.readableBytes > 0 else { return }
+        inbound.append(Delayed(buffer: buffer, due: .now() + latency))
+        inboundBytes += buffer.readableBytes
+    }
+
+    private var canRead: Bool {
+        if finished || stalled { return false }
+        if throttleRate != nil { return inboundBytes == 0 }
+        return inboundBytes < Self.maxQueuedBytes
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if canRead {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    private func drainInbound() {
+        guard let context else { return }
+        var passed = false
+        let now = NIODeadline.now()
+        while !finished, !stalled, let first = inbound.first {
+            if first.due > now {
+                armInboundTimer(at: first.due)
+                break
+            }
+            var chunk = first.buffer
+            if throttleRate != nil {
+                let allowed = Int(budget)
+                if allowed <= 0 { break }  // the next tick continues
+                if allowed < chunk.readableBytes {
+                    let head = chunk.readSlice(length: allowed)!
+                    inbound[inbound.startIndex].buffer = chunk
+                    chunk = head
+                } else {
+                    inbound.removeFirst()
+                }
+                budget -= Double(chunk.readableBytes)
+            } else {
+                inbound.removeFirst()
+            }
+            inboundBytes -= chunk.readableBytes
+            context.fireChannelRead(wrapInboundOut(chunk))
+            passed = true
+        }
+        if passed && !finished { context.fireChannelReadComplete() }
+        if pendingRead && canRead {
+            pendingRead = false
+            context.read()
+        }
+    }
+
+    private func armInboundTimer(at due: NIODeadline) {
+        guard let context else { return }
+        if let timer = inboundTimer, timer.at <= due { return }
+        inboundTimer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            inboundTimer = nil
+            drainInbound()
+        }
+        inboundTimer = (task, due)
+    }
+
+    private func scheduleThrottleTick() {
+        guard let context, let rate = throttleRate else { return }
+        throttleTask = context.eventLoop.assumeIsolated().scheduleTask(in: Self.tick) { [self] in
+            throttleTask = nil
+            guard throttleRate == rate, !finished else { return }
+            let perTick = Double(rate) / 10
+            // No saving up while idle: at most one tick's worth (and one byte) of burst.
+            budget = min(budget + perTick, max(perTick, 1))
+            scheduleThrottleTick()
+            drainInbound()
+        }
+    }
+
+    // MARK: Outbound (server → client)
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var buffer = unwrapOutboundIn(data)
+        if let rule = truncateRule, !finished {
+            truncateRule = nil
+            let half = max(1, buffer.readableBytes / 2)
+            let head = buffer.readSlice(length: min(half, buffer.readableBytes)) ?? buffer
+            finished = true
+            core.noteCloseReason(connection: connection, "closed after a truncated reply (fault \(rule))")
+            context.writeAndFlush(wrapOutboundOut(head), promise: nil)
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            context.close(promise: nil)
+            return
+        }
+        if stalled || latency > .zero || !outbound.isEmpty {
+            outbound.append(DelayedWrite(buffer: buffer, promise: promise, due: .now() + latency))
+            drainOutbound()
+            return
+        }
+        context.write(data, promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        // Queued writes are flushed by drainOutbound.
+        context.flush()
+    }
+
+    private func drainOutbound() {
+        guard let context else { return }
+        var wrote = false
+        let now = NIODeadline.now()
+        while !stalled, let first = outbound.first {
+            if first.due > now {
+                armOutboundTimer(at: first.due)
+                break
+            }
+            outbound.removeFirst()
+            context.write(wrapOutboundOut(first.buffer), promise: first.promise)
+            wrote = true
+        }
+        if wrote { context.flush() }
+    }
+
+    private func armOutboundTimer(at due: NIODeadline) {
+        guard let context else { return }
+        if let timer = outboundTimer, timer.at <= due { return }
+        outboundTimer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            outboundTimer = nil
+            drainOutbound()
+        }
+        outboundTimer = (task, due)
+    }
+
+    // MARK: SessionFaultHooks
+
+    func takeRTMPFault(_ predicate: (Fault) -> Bool) -> FaultRule? {
+        guard !finished else { return nil }
+        for i in rules.indices where !rules[i].injected {
+            let rule = rules[i].rule
+            guard rule.fault.isRTMPLevel, predicate(rule.fault), isDue(rule.trigger) else { continue }
+            rules[i].injected = true
+            core.emit(.faultInjected(rule, connection: connection))
+            return rule
+        }
+        return nil
+    }
+
+    func truncateNextWrite(rule: FaultRule) {
+        truncateRule = rule
+    }
+
+    /// Records why the session handler closes the connection.
+    func noteClose(_ reason: String) {
+        core.noteCloseReason(connection: connection, reason)
+    }
+}
