@@ -42,6 +42,15 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("audio-bitrate"), help: "Audio bitrate in kbit/s when transcoding.")
     var audioBitrate: Int?
 
+    @Option(name: .customLong("retry-count"), help: "Reconnect attempts after a lost connection (0-100).")
+    var retryCount = 5
+
+    @Option(name: .customLong("retry-interval"), help: "Milliseconds before each reconnect attempt.")
+    var retryInterval = 1000
+
+    @Option(name: .customLong("send-timeout"), help: "Milliseconds a write may block before the connection counts as lost.")
+    var sendTimeout = 3000
+
     @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
     var record: String?
 
@@ -52,12 +61,17 @@ struct PushCommand: AsyncParsableCommand {
         if let v = videoBitrate, v <= 0 { throw ValidationError("--video-bitrate must be positive") }
         if let a = audioBitrate, a <= 0 { throw ValidationError("--audio-bitrate must be positive") }
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
+        if !(0...100).contains(retryCount) { throw ValidationError("--retry-count must be between 0 and 100") }
+        if retryInterval < 0 || sendTimeout <= 0 { throw ValidationError("--retry-interval and --send-timeout must be positive") }
     }
 
     func run() async throws {
         var config = PushConfig()
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.looping = loop.value
+        config.connectRetryCount = retryCount
+        config.connectRetryInterval = .milliseconds(retryInterval)
+        config.sendDataTimeout = .milliseconds(sendTimeout)
         config.media.forceTranscode = transcode
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
