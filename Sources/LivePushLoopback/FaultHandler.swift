@@ -124,6 +124,16 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if !finished && !stalled && !inbound.isEmpty {
+            // The client closed (NIO has read everything up to the EOF), but bytes it sent are
+            // still held back by a throttle or latency. They were sent before the close, so they
+            // are delivered now, at once (the pipeline is torn down right after this event).
+            while let delayed = inbound.popFirst() {
+                context.fireChannelRead(wrapInboundOut(delayed.buffer))
+            }
+            inboundBytes = 0
+            context.fireChannelReadComplete()
+        }
         finished = true
         cancelTimers()
         while let write = outbound.popFirst() { write.promise?.fail(ChannelError.ioOnClosedChannel) }
@@ -263,7 +273,13 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             throttleTask?.cancel()
             throttleTask = nil
             budget = 0
-            if rate != nil { scheduleThrottleTick() }
+            if let rate {
+                scheduleThrottleTick()
+                // A small receive buffer makes the client's own writes block at about this rate
+                // instead of filling kernel buffers first.
+                let size = min(max(rate / 4, 4096), 256 * 1024)
+                context?.channel.setOption(.socketOption(.so_rcvbuf), value: size).whenComplete { _ in }
+            }
         }
         latency = active.compactMap { fault -> TimeAmount? in
             if case .latency(let d) = fault { return .nanoseconds(d.totalNanoseconds) } else { return nil }
