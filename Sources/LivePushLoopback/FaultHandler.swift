@@ -202,7 +202,9 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         guard context != nil, !finished else { return }
         let atAccept = !acceptEvaluated
         acceptEvaluated = true
-        for i in rules.indices where !rules[i].injected {
+        // Refusals first: a refused connection gets no other fault.
+        let order = rules.indices.sorted { (rules[$0].rule.fault == .refuse ? 0 : 1) < (rules[$1].rule.fault == .refuse ? 0 : 1) }
+        for i in order where !rules[i].injected {
             let rule = rules[i].rule
             guard !rule.fault.isRTMPLevel, rule.trigger.matches(connection: connection) else { continue }
             if rule.fault == .refuse {
