@@ -204,7 +204,8 @@ final class AuthCLITests: XCTestCase {
         XCTAssertEqual(missing.exitCode, 1)
         XCTAssertEqual(missing.stdoutString, "invalid: the URL has no auth_key parameter\n")
 
-        let issued = try livepush(["verify", signed, "--key", key, "--timestamp", "issued", "--validity", "60", "--now", String(t0 + 3700)])
+        let issued = try livepush(["verify", signed, "--key", key, "--timestamp", "issued", "--validity", "60", "--now", String(t0 + 3650)])
+        XCTAssertEqual(issued.stdoutString, "valid: expires 2026-11-22 05:01:00 UTC (in 10 s)\n")
         XCTAssertEqual(issued.exitCode, 0, issued.summary)
         XCTAssertEqual(try livepush(["verify", signed, "--key", key, "--timestamp", "issued"]).exitCode, 64, "--validity required")
     }
