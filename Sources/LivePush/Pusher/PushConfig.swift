@@ -37,6 +37,10 @@ public struct PushConfig: Sendable {
     public var connectRetryInterval: Duration = .milliseconds(1000)
     /// Each later wait is the previous one times this (1 = constant, as in the reference).
     public var connectRetryBackoff: Double = 1
+    /// The TCP send buffer (`SO_SNDBUF`); nil keeps the system's. A modest buffer keeps the
+    /// backlog in LivePush's send queue, where congestion is measured and the drop policy
+    /// applies, instead of in the kernel where nobody can see or shed it.
+    public var socketSendBufferBytes: Int? = 256 * 1024
     /// Outgoing RTMP chunk size; larger chunks cost less CPU and fewer headers than the default 128.
     public var chunkSize = 65536
 

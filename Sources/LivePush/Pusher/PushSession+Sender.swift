@@ -1,11 +1,16 @@
+import DequeModule
+
 /// The sender thread: connect, publish, send, and reconnect when the connection is lost.
 ///
 /// After a reconnect the server gets the stream header again (metadata, sequence headers)
 /// and the stream resumes on a keyframe with timestamps that continue where they stopped:
 /// - real time: from the first keyframe in the queue (what the outage cost beyond the queue
 ///   is lost, as it would be for a live camera);
-/// - `--fast`: the GOP that was being sent is sent again, re-stamped to follow the last
-///   timestamp sent, so no frame is lost (the server may see a few frames twice).
+/// - `--fast`: what may not have reached the server is sent again, from the keyframe before
+///   it, re-stamped to follow the last timestamp sent, so no frame is lost (the server may see
+///   some frames twice). "May not have reached" is everything that fits in the socket
+///   buffers on both sides: the kernel discards it when the connection drops, and librtmp
+///   has closed the socket by then, so it cannot be asked how much that was.
 extension PushSession {
     enum PumpOutcome {
         case drained, stopped, reconnectRequested
@@ -18,9 +23,10 @@ extension PushSession {
         var shift: Int64 = 0
         /// Output dts of the last packet sent.
         var lastSentDTS: Int64 = 0
-        /// In `--fast` mode: the packets sent since the last video keyframe, and the one in flight.
-        var currentGOP: [MediaPacket] = []
-        var gopBytes = 0
+        /// In `--fast` mode: recently sent packets with the byte count at their end, from a
+        /// keyframe on; enough to cover what the socket buffers can hold.
+        var history: Deque<(packet: MediaPacket, end: Int64)> = []
+        var bytesWritten: Int64 = 0
         var firstFrameSent = false
     }
 
@@ -66,7 +72,8 @@ extension PushSession {
 
     private func connect() throws(LivePushError) -> RTMPSession {
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
-                                          sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize))
+                                          sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
+                                          sendBufferBytes: config.socketSendBufferBytes)
         let session = try RTMPSession(url: lock.withLock { url }, options: options)
         try session.connectAndPublish()
         return session
@@ -75,7 +82,7 @@ extension PushSession {
     /// Sends the stream header, then packets until the queue says stop, or the connection fails.
     private func pump(_ connection: RTMPSession, _ resume: inout ResumeState) -> PumpOutcome {
         let packetizer = FLVPacketizer(info: info)
-        let keepsGOP = queue.mode == .backpressure
+        let keepsHistory = queue.mode == .backpressure
         var lastServiced = monotonicMicroseconds()
         do {
             let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
@@ -83,7 +90,7 @@ extension PushSession {
                 try connection.send(message)
             }
             while let packet = nextPacket() {
-                if keepsGOP { remember(packet, in: &resume) }
+                if keepsHistory { remember(packet, in: &resume) }
                 var out = packet
                 out.dts += resume.shift
                 out.pts += resume.shift
@@ -111,17 +118,25 @@ extension PushSession {
         }
     }
 
+    /// Bytes that may be lost in buffers when a connection drops: our send buffer (the kernel
+    /// doubles what `SO_SNDBUF` asks for) plus a margin for the server's receive buffer.
+    private var unconfirmedWindow: Int64 {
+        Int64(2 * (config.socketSendBufferBytes ?? 2 * 1024 * 1024) + 512 * 1024)
+    }
+
     private func remember(_ packet: MediaPacket, in resume: inout ResumeState) {
-        if packet.kind == .video && packet.isKeyframe {
-            resume.currentGOP.removeAll(keepingCapacity: true)
-            resume.gopBytes = 0
+        resume.bytesWritten += Int64(packet.data.count)
+        resume.history.append((packet, resume.bytesWritten))
+        // Keep the newest keyframe that precedes the unconfirmed window, and everything after it.
+        let confirmed = resume.bytesWritten - unconfirmedWindow
+        while resume.history.count > 1 {
+            let second = resume.history.dropFirst().firstIndex { $0.packet.kind == .video && $0.packet.isKeyframe }
+            guard let second, resume.history[second - 1].end <= confirmed else { break }
+            resume.history.removeFirst(second)
         }
-        resume.currentGOP.append(packet)
-        resume.gopBytes += packet.data.count
-        // A GOP larger than the queue is not kept; the stream then resumes at the next keyframe.
-        if resume.gopBytes > config.sendQueueMaxBytes {
-            resume.currentGOP.removeAll()
-            resume.gopBytes = 0
+        // Without video there are no keyframes to cut at: keep just the window.
+        if info.video == nil {
+            while let first = resume.history.first, first.end <= confirmed { resume.history.removeFirst() }
         }
     }
 
@@ -163,17 +178,17 @@ extension PushSession {
 
     /// Called with the lock held: decides where the new connection starts.
     private func prepareResume(_ resume: inout ResumeState) {
-        let gop = resume.currentGOP
-        if queue.mode == .backpressure, let first = gop.first, first.kind == .video, first.isKeyframe {
-            queue.pushFront(gop)
-            // The resent GOP follows the last timestamp sent by one frame.
+        let resend = resume.history.map(\.packet)
+        if queue.mode == .backpressure, let first = resend.first,
+           info.video == nil || (first.kind == .video && first.isKeyframe) {
+            queue.pushFront(resend)
+            // What is sent again follows the last timestamp sent by one frame.
             let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
             resume.shift = resume.lastSentDTS + step - first.dts
         } else {
             queue.startAtKeyframe()
         }
-        resume.currentGOP.removeAll()
-        resume.gopBytes = 0
+        resume.history.removeAll()
     }
 
     /// Waits `delay`; false when the push was stopped meanwhile. A reconnect request cuts it short.

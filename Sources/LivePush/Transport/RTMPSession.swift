@@ -18,6 +18,7 @@ final class RTMPSession {
         /// Upper bound for one blocked write; past it the session fails with `sendDataTimeout`.
         var sendTimeout: Duration = .milliseconds(3000)
         var chunkSize: Int32 = 4096
+        var sendBufferBytes: Int?
     }
 
     private enum Channel {
@@ -79,7 +80,8 @@ final class RTMPSession {
     func connectAndPublish() throws(LivePushError) {
         let fd = try TCPConnector.connect(
             host: url.host, port: url.port,
-            timeouts: .init(connect: options.connectTimeout, receive: options.receiveTimeout, send: options.sendTimeout))
+            timeouts: .init(connect: options.connectTimeout, receive: options.receiveTimeout, send: options.sendTimeout,
+                            sendBufferBytes: options.sendBufferBytes))
         rtmp.pointee.m_sb.sb_socket = fd
         guard RTMP_Connect1(rtmp, nil) != 0 else {
             close(graceful: false)

@@ -16,6 +16,7 @@ enum TCPConnector {
         var connect: Duration
         var receive: Duration
         var send: Duration
+        var sendBufferBytes: Int? = nil
     }
 
     /// Returns a connected, blocking socket with `SO_RCVTIMEO`, `SO_SNDTIMEO` and `TCP_NODELAY` set.
@@ -69,6 +70,10 @@ enum TCPConnector {
         setTimeout(fd, SO_SNDTIMEO, timeouts.send)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let bytes = timeouts.sendBufferBytes {
+            var size = Int32(clamping: bytes)
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         keep = true
         return fd
     }
