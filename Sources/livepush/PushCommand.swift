@@ -51,6 +51,12 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("send-timeout"), help: "Milliseconds a write may block before the connection counts as lost.")
     var sendTimeout = 3000
 
+    @Option(name: .customLong("auth-key"), help: "Private key: sign the URL (auth_key) and re-sign it before it expires.")
+    var authKey: String?
+
+    @Option(name: .customLong("auth-ttl"), help: "Seconds each signed URL is valid (with --auth-key).")
+    var authTTL = 3600
+
     @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
     var record: String?
 
@@ -62,6 +68,7 @@ struct PushCommand: AsyncParsableCommand {
         if let a = audioBitrate, a <= 0 { throw ValidationError("--audio-bitrate must be positive") }
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
         if !(0...100).contains(retryCount) { throw ValidationError("--retry-count must be between 0 and 100") }
+        if authTTL <= 60 && authKey != nil { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
         if retryInterval < 0 || sendTimeout <= 0 { throw ValidationError("--retry-interval and --send-timeout must be positive") }
     }
 
@@ -96,8 +103,10 @@ struct PushCommand: AsyncParsableCommand {
 
         let pusher = LivePusher(config: config)
         let events = pusher.events()
+        let signer = authKey.map { AuthKeySigner(privateKey: $0) }
         do {
-            try pusher.start(file: file, url: target)
+            let url = try signer?.sign(target, validFor: .seconds(authTTL)) ?? target
+            try pusher.start(file: file, url: url)
         } catch {
             throw fail(error)
         }
@@ -107,6 +116,14 @@ struct PushCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let bar = ProgressBar()
         for await event in events {
+            if case .pushURLAuthenticationOverdue = event, let signer {
+                // Re-sign: the next connect uses the new URL, the current stream goes on.
+                do {
+                    try pusher.refreshPushURL(signer.sign(target, validFor: .seconds(authTTL)))
+                } catch {
+                    emitLine("[error] could not refresh the push URL: \(error.message)")
+                }
+            }
             if json {
                 emitLine(EventFormatter.json(event, at: ContinuousClock.now - started))
             } else if case .stats(let stats) = event {

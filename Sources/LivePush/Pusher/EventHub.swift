@@ -62,7 +62,16 @@ final class EventHub: Sendable {
         case .networkPoor: d.network?.pusherNetworkPoor(p)
         case .networkRecovered: d.network?.pusherNetworkRecovered(p)
         case .sendDataTimeout: d.network?.pusherSendDataTimeout(p)
-        case .pushURLAuthenticationOverdue: _ = d.network?.pusherPushURLAuthenticationOverdue(p)
+        case .pushURLAuthenticationOverdue:
+            if let refreshed = d.network?.pusherPushURLAuthenticationOverdue(p) {
+                do {
+                    try p.refreshPushURL(refreshed)
+                } catch {
+                    p.report(error)
+                }
+            }
+        case .tokenWillExpire: d.network?.pusherPushURLTokenWillExpire(p)
+        case .tokenExpired(let e): d.network?.pusher(p, tokenExpired: e)
         case .systemError(let e): d.error?.pusher(p, systemError: e)
         case .sdkError(let e): d.error?.pusher(p, sdkError: e)
         }

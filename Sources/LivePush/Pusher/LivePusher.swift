@@ -19,14 +19,28 @@ public final class LivePusher: Sendable {
     private let session = Mutex<PushSession?>(nil)
     private let lastStats = Mutex(PushStats())
     private let statsTimer = Mutex<UncheckedTransfer<any DispatchSourceTimer>?>(nil)
+    private let authTimer = Mutex<UncheckedTransfer<any DispatchSourceTimer>?>(nil)
+    private let authWatcher: Mutex<AuthExpiryWatcher>
 
     public init(config: PushConfig = PushConfig()) {
         self.config = config
+        authWatcher = Mutex(AuthExpiryWatcher(configuration: config.auth))
     }
 
     deinit {
         session.withLock { $0?.requestStop() }
-        statsTimer.withLock { $0?.value.cancel() }
+        cancelTimers()
+    }
+
+    private func cancelTimers() {
+        statsTimer.withLock {
+            $0?.value.cancel()
+            $0 = nil
+        }
+        authTimer.withLock {
+            $0?.value.cancel()
+            $0 = nil
+        }
     }
 
     // MARK: - Delegates and events
@@ -80,10 +94,13 @@ public final class LivePusher: Sendable {
         let newSession = PushSession(config: config, url: url, info: info) { [weak self] signal in
             self?.handle(signal)
         }
+        newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
         try transition(.start)
         session.withLock { $0 = newSession }
         lastStats.withLock { $0 = PushStats() }
+        authWatcher.withLock { $0.accept(url) }
         startStatsTimer()
+        startAuthTimer()
         newSession.start(source: source)
     }
 
@@ -116,6 +133,22 @@ public final class LivePusher: Sendable {
         session.withLock { $0 }?.requestReconnect()
     }
 
+    /// A new push URL (a freshly signed auth_key, a new token) for every later connect; the
+    /// current connection is not interrupted. Call `reconnect()` to switch at once.
+    public func refreshPushURL(_ url: String) throws(LivePushError) {
+        let pushURL = try PushURL(url)
+        authWatcher.withLock { $0.accept(pushURL) }
+        session.withLock { $0 }?.updateURL(pushURL)
+    }
+
+    /// Interactive mode: replaces the token in the current push URL (see `refreshPushURL(_:)`).
+    public func refreshPushURLToken(_ token: String) throws(LivePushError) {
+        guard let current = authWatcher.withLock({ $0.url }) else {
+            throw LivePushError(.invalidState, "no push URL to refresh")
+        }
+        try refreshPushURL(PushToken.replacing(in: current, with: token, parameter: config.auth.tokenParameter))
+    }
+
     /// A snapshot of the current (or last) push.
     public func stats() -> PushStats {
         if let current = session.withLock({ $0 }) { return current.snapshot() }
@@ -146,13 +179,15 @@ public final class LivePusher: Sendable {
             var events: [PushEvent] = error.code == .sendDataTimeout ? [.sendDataTimeout] : []
             events.append(.connectionLost(error))
             try? transition(.lost, emitting: events)
+        case .reconnectRequested:
+            try? transition(.lost)
         case .reconnecting(let attempt):
             emit(.reconnectStarted(attempt: attempt))
         case .reconnected:
             try? transition(.reconnected, emitting: [.reconnectSucceeded])
-        case .reconnectFailed(let error):
-            emit(.reconnectFailed(error))
-            emit(.sdkError(error))
+        case .reconnectFailed(let cause):
+            emit(.reconnectFailed(LivePushError(.reconnectFailed, cause.message)))
+            emit(.sdkError(cause))
         case .network(.poor):
             emit(.networkPoor)
         case .network(.recovered):
@@ -178,10 +213,7 @@ public final class LivePusher: Sendable {
             return stats
         }
         lastStats.withLock { $0 = final }
-        statsTimer.withLock {
-            $0?.value.cancel()
-            $0 = nil
-        }
+        cancelTimers()
         do {
             try transition(input, emitting: [.stopped(final)])
         } catch {
@@ -204,6 +236,53 @@ public final class LivePusher: Sendable {
 
     private func emit(_ event: PushEvent) {
         hub.emit(event, from: self, on: config.callbackQueue)
+    }
+
+    /// Reports an error that happened on the app's side of a callback (e.g. an illegal URL
+    /// returned from `pusherPushURLAuthenticationOverdue`).
+    func report(_ error: LivePushError) {
+        emit(.sdkError(error))
+    }
+
+    // MARK: - Auth expiry
+
+    private func urlHasExpired() -> Bool {
+        let now = config.wallClock.now
+        return authWatcher.withLock { watcher in
+            [watcher.authKeyExpiresAt, watcher.tokenExpiresAt].contains { expiry in expiry.map { now > $0 } ?? false }
+        }
+    }
+
+    private func pollAuth() {
+        let due = authWatcher.withLock { $0.poll(now: config.wallClock.now) }
+        for event in due {
+            switch event {
+            case .authenticationOverdue:
+                emit(.pushURLAuthenticationOverdue(url: authWatcher.withLock { $0.url?.redacted } ?? ""))
+            case .tokenWillExpire:
+                emit(.tokenWillExpire)
+            case .tokenExpired:
+                if let error = event.error { emit(.tokenExpired(error)) }
+            case .authExpired:
+                // The stream goes on (servers check auth at publish); the next connect will fail
+                // with `authExpired` unless a new URL arrives first.
+                break
+            }
+        }
+    }
+
+    /// Polls the URL's expiry once a second while pushing; cheap, and the lead times are tens of seconds.
+    private func startAuthTimer() {
+        guard authWatcher.withLock({ $0.isWatching }) else { return }
+        let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
+        timer.schedule(deadline: .now(), repeating: .seconds(1))
+        timer.setEventHandler { [weak self] in self?.pollAuth() }
+        let handle = UncheckedTransfer<any DispatchSourceTimer>(value: timer)
+        authTimer.withLock {
+            $0?.value.cancel()
+            $0 = handle
+        }
+        timer.resume()
     }
 
     private func startStatsTimer() {

@@ -53,6 +53,11 @@ public struct PushConfig: Sendable {
     public var networkPoorBacklog: Duration = .milliseconds(1000)
     public var networkRecoveredBacklog: Duration = .milliseconds(300)
 
+    /// How the URL's auth_key or token expiry is read and how early it is reported.
+    public var auth = AuthExpiryWatcher.Configuration()
+    /// The wall clock that auth expiry is measured against (injectable for tests).
+    public var wallClock: any WallClock = SystemWallClock()
+
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)
 

@@ -32,8 +32,13 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     func pusherNetworkRecovered(_ pusher: LivePusher)
     func pusherSendDataTimeout(_ pusher: LivePusher)
     /// About a minute before the push URL's auth_key expires. Return a freshly signed URL,
-    /// or nil to keep the current one.
+    /// or nil and call `refreshPushURL(_:)` later. The new URL is used from the next connect on;
+    /// the current stream is not interrupted.
     func pusherPushURLAuthenticationOverdue(_ pusher: LivePusher) -> String?
+    /// Interactive mode: about 30 s before the URL's token expires; call `refreshPushURLToken(_:)`.
+    func pusherPushURLTokenWillExpire(_ pusher: LivePusher)
+    /// Interactive mode: the token expired; restart the push with a new URL.
+    func pusher(_ pusher: LivePusher, tokenExpired error: LivePushError)
 }
 
 extension LivePusherNetworkDelegate {
@@ -46,6 +51,8 @@ extension LivePusherNetworkDelegate {
     public func pusherNetworkRecovered(_ pusher: LivePusher) {}
     public func pusherSendDataTimeout(_ pusher: LivePusher) {}
     public func pusherPushURLAuthenticationOverdue(_ pusher: LivePusher) -> String? { nil }
+    public func pusherPushURLTokenWillExpire(_ pusher: LivePusher) {}
+    public func pusher(_ pusher: LivePusher, tokenExpired error: LivePushError) {}
 }
 
 /// Error callbacks (reference: `AlivcLivePusherErrorDelegate`). Every method is optional.

@@ -26,6 +26,10 @@ public enum PushEvent: Sendable, Equatable {
     case sendDataTimeout
     /// The push URL's auth_key expires soon (`onPushURLAuthenticationOverdue`).
     case pushURLAuthenticationOverdue(url: String)
+    /// Interactive mode: the URL's token expires in about 30 s; call `refreshPushURLToken(_:)`.
+    case tokenWillExpire
+    /// Interactive mode: the token has expired; the push must restart with a new URL.
+    case tokenExpired(LivePushError)
 
     // Error
     case systemError(LivePushError)
@@ -37,7 +41,8 @@ public enum PushEvent: Sendable, Equatable {
         switch self {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .reconnectSucceeded, .reconnectFailed,
-             .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue: .network
+             .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
+             .tokenWillExpire, .tokenExpired: .network
         case .systemError, .sdkError: .error
         }
     }
@@ -61,6 +66,8 @@ public enum PushEvent: Sendable, Equatable {
         case .networkRecovered: "networkRecovered"
         case .sendDataTimeout: "sendDataTimeout"
         case .pushURLAuthenticationOverdue: "pushURLAuthenticationOverdue"
+        case .tokenWillExpire: "tokenWillExpire"
+        case .tokenExpired: "tokenExpired"
         case .systemError: "systemError"
         case .sdkError: "sdkError"
         }
@@ -69,7 +76,8 @@ public enum PushEvent: Sendable, Equatable {
     /// The error an event carries, if any.
     public var error: LivePushError? {
         switch self {
-        case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e): e
+        case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
+             .tokenExpired(let e): e
         case .stateChanged(.failed(let e)): e
         default: nil
         }

@@ -54,6 +54,7 @@ extension PushSession {
                 return
             case .reconnectRequested:
                 connection.close(graceful: true)
+                signal(.reconnectRequested)
                 guard let next = reconnect(after: nil, &resume) else { return finishAfterStop() }
                 connection = next
             case .lost(let error):
@@ -75,7 +76,15 @@ extension PushSession {
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes)
         let session = try RTMPSession(url: lock.withLock { url }, options: options)
-        try session.connectAndPublish()
+        do {
+            try session.connectAndPublish()
+        } catch {
+            let rejected: Set<LivePushError.Code> = [.publishRejected, .connectRejected, .handshakeFailed]
+            if rejected.contains(error.code) && isURLExpired() {
+                throw LivePushError(.authExpired, "the server rejected the push URL after its auth_key expired (\(error.message))")
+            }
+            throw error
+        }
         return session
     }
 
@@ -157,7 +166,7 @@ extension PushSession {
             attempt += 1
             let delay = immediate ? Duration.zero : policy.delay(beforeAttempt: attempt)
             guard let delay, ReconnectPolicy.isRetryable(lastError) || immediate else {
-                signal(.reconnectFailed(LivePushError(.reconnectFailed, "after \(attempt - 1) attempts: \(lastError.message)")))
+                signal(.reconnectFailed(lastError))
                 guard waitForManualReconnect() else { return nil }
                 attempt = 0
                 immediate = true

@@ -14,6 +14,8 @@ final class PushSession: @unchecked Sendable {
         case published(url: String)
         case firstFrameSent
         case connectionLost(LivePushError)
+        /// A requested reconnect (`reconnect()`, a refreshed URL) closed the connection on purpose.
+        case reconnectRequested
         case reconnecting(attempt: Int)
         case reconnected(url: String)
         case reconnectFailed(LivePushError)
@@ -28,6 +30,9 @@ final class PushSession: @unchecked Sendable {
     let info: StreamInfo
     let signal: @Sendable (Signal) -> Void
     let lock = ConditionLock()
+    /// Whether the current URL's auth_key or token has expired: a rejection then means
+    /// `authExpired`, which no retry can fix. Set once before `start`.
+    var isURLExpired: @Sendable () -> Bool = { false }
 
     // Guarded by `lock`.
     var url: PushURL

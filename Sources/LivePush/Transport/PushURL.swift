@@ -3,7 +3,7 @@
 /// librtmp's own parser is lenient (it accepts a host with a space, a missing stream name)
 /// and then fails late with a vague error; validating here gives the user the
 /// `invalidURL` code and a sentence before anything touches the network.
-public struct PushURL: Sendable, Equatable, CustomStringConvertible {
+public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     public enum Scheme: String, Sendable { case rtmp, rtmps }
 
     public let scheme: Scheme
@@ -78,4 +78,9 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible {
     public var redacted: String { Redaction.redactURL(rawValue) }
 
     public var description: String { redacted }
+
+    /// `dump` and debuggers show the redacted URL, never the raw one.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": redacted, "host": host, "port": port, "app": app, "streamName": streamName])
+    }
 }
