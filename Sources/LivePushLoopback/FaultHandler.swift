@@ -275,18 +275,17 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             throttleTask?.cancel()
             throttleTask = nil
             budget = 0
-            if let rate {
-                scheduleThrottleTick()
-                // A small receive buffer makes the client's own writes block at about this rate
-                // instead of filling kernel buffers first.
-                let size = min(max(rate / 4, 4096), 256 * 1024)
-                context?.channel.setOption(.socketOption(.so_rcvbuf), value: size).whenComplete { _ in }
-            }
+            // The receive buffer is left alone: shrinking it below the loopback MSS drives the
+            // client's TCP into zero-window probing with exponential backoff, which outlasts the
+            // throttle itself.
+            if rate != nil { scheduleThrottleTick() }
         }
         latency = active.compactMap { fault -> TimeAmount? in
             if case .latency(let d) = fault { return .nanoseconds(d.totalNanoseconds) } else { return nil }
         }.max() ?? .zero
         if wasStalled && !stalled { context?.flush() }
+        // Bytes held back by a lifted stall or throttle flow again now, not at the next read.
+        drainInbound()
     }
 
     private func armTriggerTimer() {

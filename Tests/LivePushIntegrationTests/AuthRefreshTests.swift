@@ -71,7 +71,7 @@ final class AuthRefreshTests: XCTestCase {
         XCTAssertEqual(decisions.count, 2, auth.log)
         XCTAssertTrue(decisions.allSatisfy { $0.contains("-> 200") }, auth.log)
         let second = decisions.last ?? ""
-        XCTAssertTrue(second.contains("valid for 3599 s") || second.contains("valid for 3600 s"),
+        XCTAssertTrue(second.contains("-> 200 valid for 35") || second.contains("-> 200 valid for 36"),
                       "the second publish used the new URL: \(decisions)")
         let names = await events.names
         XCTAssertFalse(names.contains("sdkError"), "\(names)")

