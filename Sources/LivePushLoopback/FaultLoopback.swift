@@ -22,15 +22,7 @@ public final class FaultLoopback: Sendable {
     let core: LoopbackCore
     let receiverCore: ReceiverCore
 
-    private struct Runtime {
-        var group: MultiThreadedEventLoopGroup?
-        var serverChannel: (any Channel)?
-        var port = 0
-        var started = false
-        var stopped = false
-    }
-
-    private let runtime = Locked(Runtime())
+    private let listener = LocalListener()
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -53,48 +45,17 @@ public final class FaultLoopback: Sendable {
             guard let address = UpstreamAddress(text) else { throw FaultLoopbackError.invalidUpstream(text) }
             upstream = address
         }
-        try runtime.withLock { r in
-            if r.started { throw ReceiverError.alreadyStarted }
-            r.started = true
-        }
-        core.markStarted()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let setup = ConnectionSetup(core: core, receiverCore: receiverCore, upstream: upstream,
                                     connectTimeout: configuration.upstreamConnectTimeout,
                                     receiverConfiguration: RTMPReceiver.Configuration(
                                         host: configuration.host, port: configuration.port,
                                         recordDirectory: configuration.recordDirectory))
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in setup.initialize(channel) }
-        do {
-            let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
-            let port = channel.localAddress?.port ?? 0
-            let keep = runtime.withLock { r in
-                if r.stopped { return false }
-                r.group = group
-                r.serverChannel = channel
-                r.port = port
-                return true
-            }
-            if !keep {
-                try? channel.close().wait()
-                try? group.syncShutdownGracefully()
-                throw ReceiverError.stopped
-            }
-            return port
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw error
-        }
+        core.markStarted()
+        return try listener.start(host: configuration.host, port: configuration.port) { setup.initialize($0) }
     }
 
     /// The bound port (0 before `start()`).
-    public var port: Int {
-        runtime.withLock { $0.port }
-    }
+    public var port: Int { listener.port }
 
     /// Connections accepted so far.
     public var connectionCount: Int {
@@ -120,27 +81,21 @@ public final class FaultLoopback: Sendable {
     /// Closes the listener and every connection (terminated publishes end with reason "stop"),
     /// fails pending waiters, finishes event streams and shuts down the event loop. Idempotent.
     public func stop() {
-        let (group, server): (MultiThreadedEventLoopGroup?, (any Channel)?) = runtime.withLock { r in
-            if r.stopped { return (nil, nil) }
-            r.stopped = true
-            defer { r.group = nil; r.serverChannel = nil }
-            return (r.group, r.serverChannel)
-        }
-        try? server?.close().wait()
-        for channel in receiverCore.beginStop() {
-            try? channel.eventLoop.submit {
-                channel.pipeline.fireUserInboundEventTriggered(ReceiverStopEvent())
-            }.wait()
-        }
-        for channel in core.beginStop() {
-            if channel.isActive {
-                core.noteCloseReasonIfClient(channel, "loopback stopped")
+        listener.stop {
+            for channel in receiverCore.beginStop() {
+                try? channel.eventLoop.submit {
+                    channel.pipeline.fireUserInboundEventTriggered(ReceiverStopEvent())
+                }.wait()
             }
-            try? channel.close().wait()
+            for channel in core.beginStop() {
+                if channel.isActive {
+                    core.noteCloseReasonIfClient(channel, "loopback stopped")
+                }
+                try? channel.close().wait()
+            }
+            receiverCore.finishStop()
+            core.finishEvents()
         }
-        receiverCore.finishStop()
-        core.finishEvents()
-        try? group?.syncShutdownGracefully()
     }
 
     /// A new event stream; it sees events from now on and finishes when the loopback stops.

@@ -13,15 +13,7 @@ public final class RTMPReceiver: Sendable {
     public let configuration: Configuration
     let core = ReceiverCore()
 
-    private struct Runtime {
-        var group: MultiThreadedEventLoopGroup?
-        var serverChannel: (any Channel)?
-        var port = 0
-        var started = false
-        var stopped = false
-    }
-
-    private let runtime = Locked(Runtime())
+    private let listener = LocalListener()
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -30,77 +22,40 @@ public final class RTMPReceiver: Sendable {
     /// Binds and starts accepting connections; returns the bound port.
     @discardableResult
     public func start() throws -> Int {
-        try runtime.withLock { r in
-            if r.started { throw ReceiverError.alreadyStarted }
-            r.started = true
-        }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let core = self.core
         let configuration = self.configuration
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                guard core.register(channel) else {
-                    return channel.close()
-                }
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler())
-                    try channel.pipeline.syncOperations.addHandler(ChunkEncoderHandler())
-                    try channel.pipeline.syncOperations.addHandler(
-                        ChunkDecoderHandler(acknowledgementWindow: configuration.windowAcknowledgementSize))
-                    try channel.pipeline.syncOperations.addHandler(
-                        RTMPSessionHandler(core: core, configuration: configuration))
-                }
+        return try listener.start(host: configuration.host, port: configuration.port) { channel in
+            guard core.register(channel) else {
+                return channel.close()
             }
-        do {
-            let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
-            let port = channel.localAddress?.port ?? 0
-            let keep = runtime.withLock { r in
-                if r.stopped { return false }
-                r.group = group
-                r.serverChannel = channel
-                r.port = port
-                return true
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(HandshakeHandler())
+                try channel.pipeline.syncOperations.addHandler(ChunkEncoderHandler())
+                try channel.pipeline.syncOperations.addHandler(
+                    ChunkDecoderHandler(acknowledgementWindow: configuration.windowAcknowledgementSize))
+                try channel.pipeline.syncOperations.addHandler(
+                    RTMPSessionHandler(core: core, configuration: configuration))
             }
-            if !keep {
-                try? channel.close().wait()
-                try? group.syncShutdownGracefully()
-                throw ReceiverError.stopped
-            }
-            return port
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw error
         }
     }
 
     /// The bound port (0 before `start()`).
-    public var port: Int {
-        runtime.withLock { $0.port }
-    }
+    public var port: Int { listener.port }
 
     /// Closes the listener and every connection (ending their publishes with reason "stop"),
     /// fails pending waiters, finishes event streams and shuts down the event loop group.
     /// Idempotent.
     public func stop() {
-        let (group, server): (MultiThreadedEventLoopGroup?, (any Channel)?) = runtime.withLock { r in
-            if r.stopped { return (nil, nil) }
-            r.stopped = true
-            defer { r.group = nil; r.serverChannel = nil }
-            return (r.group, r.serverChannel)
+        listener.stop {
+            for channel in core.beginStop() {
+                // End publishes with reason "stop" before the close makes them "disconnect".
+                try? channel.eventLoop.submit {
+                    channel.pipeline.fireUserInboundEventTriggered(ReceiverStopEvent())
+                }.wait()
+                try? channel.close().wait()
+            }
+            core.finishStop()
         }
-        try? server?.close().wait()
-        for channel in core.beginStop() {
-            // End publishes with reason "stop" before the close makes them "disconnect".
-            try? channel.eventLoop.submit {
-                channel.pipeline.fireUserInboundEventTriggered(ReceiverStopEvent())
-            }.wait()
-            try? channel.close().wait()
-        }
-        core.finishStop()
-        try? group?.syncShutdownGracefully()
     }
 
     /// A new event stream; it sees events from now on and finishes when the receiver stops.
