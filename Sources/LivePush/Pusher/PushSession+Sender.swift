@@ -98,7 +98,9 @@ extension PushSession {
             for message in packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
                 try connection.send(message)
             }
-            while let packet = nextPacket() {
+            var sent: (packet: MediaPacket, bytes: Int)?
+            while let packet = nextPacket(afterSending: sent) {
+                sent = nil
                 if keepsHistory { remember(packet, in: &resume) }
                 var out = packet
                 out.dts += resume.shift
@@ -106,7 +108,7 @@ extension PushSession {
                 let message = packetizer.message(for: out)
                 try connection.send(message)
                 resume.lastSentDTS = max(resume.lastSentDTS, out.dts)
-                record(out, bytes: message.bodySize)
+                sent = (out, message.bodySize)
                 if !resume.firstFrameSent {
                     resume.firstFrameSent = true
                     signal(.firstFrameSent)

@@ -126,6 +126,9 @@ final class PushSession: @unchecked Sendable {
 
     // MARK: - Producer
 
+    /// How far ahead of the wall clock a real-time packet may be released (µs).
+    static let pacingSlack: Int64 = 80_000
+
     private func runProducer(_ source: any MediaSource) {
         let ready = lock.withLock { () -> Bool in
             while !connected && !stopRequested { lock.wait() }
@@ -134,6 +137,7 @@ final class PushSession: @unchecked Sendable {
         guard ready else { return }
         var restamper = Restamper(info: info)
         var anchor: Int64?
+        var batchEnd = Int64.min
         var pass = 1
         var sawKeyframe = false
         do {
@@ -146,12 +150,19 @@ final class PushSession: @unchecked Sendable {
                         sawKeyframe = true
                     }
                     let stamped = restamper.stamp(packet)
+                    var due: Int64?
                     if config.pacing == .realTime {
                         let start = anchor ?? (monotonicMicroseconds() - stamped.dts)
                         anchor = start
-                        guard waitUntilDue(start + stamped.dts) else { return }
+                        // Packets due within the pacing slack of one that had to wait go out
+                        // with it: one wake-up per batch instead of one per packet.
+                        let packetDue = start + stamped.dts
+                        if packetDue > batchEnd {
+                            due = packetDue
+                            batchEnd = packetDue + Self.pacingSlack
+                        }
                     }
-                    guard enqueue(stamped) else { return }
+                    guard enqueue(stamped, due: due) else { return }
                 }
                 if case .times(let total) = config.looping, pass >= total { break }
                 if lock.withLock({ stopRequested }) { return }
@@ -174,35 +185,33 @@ final class PushSession: @unchecked Sendable {
         }
     }
 
-    /// Waits until the wall clock (less the time spent paused) reaches `due`; false on stop.
-    private func waitUntilDue(_ due: Int64) -> Bool {
-        lock.withLock {
-            while !stopRequested {
-                if paused {
-                    lock.wait()
-                    continue
-                }
-                let now = monotonicMicroseconds() - pausedTotal
-                if now >= due { return true }
-                lock.wait(timeout: .microseconds(due - now))
-            }
-            return false
-        }
-    }
-
-    /// Queues a packet; in back-pressure mode waits for room. False on stop.
-    private func enqueue(_ packet: MediaPacket) -> Bool {
+    /// Queues a packet once it is `due` (real time: wall clock less the time spent paused)
+    /// and there is room (back-pressure mode). False on stop. One lock acquisition per packet;
+    /// the sender is woken only when the producer is about to sleep, so that it takes a whole
+    /// batch at once.
+    private func enqueue(_ packet: MediaPacket, due: Int64?) -> Bool {
         var change: CongestionDetector.Change?
         let queued = lock.withLock { () -> Bool in
-            while !stopRequested && (paused || (queue.mode == .backpressure && queue.isFull)) {
-                producerWaiting = true
-                lock.wait()
+            while !stopRequested {
+                let blocked = paused || (queue.mode == .backpressure && queue.isFull)
+                let wait: Duration?
+                if blocked {
+                    wait = nil
+                } else if let due {
+                    let left = due - (monotonicMicroseconds() - pausedTotal)
+                    if left <= 0 { break }
+                    wait = .microseconds(left)
+                } else {
+                    break
+                }
+                if senderWaiting && !queue.isEmpty { lock.broadcast() }
+                producerWaiting = blocked
+                lock.wait(timeout: wait)
                 producerWaiting = false
             }
             guard !stopRequested else { return false }
             queue.push(packet)
             change = updateCongestion()
-            if senderWaiting { lock.broadcast() }
             return true
         }
         if let change { signal(.network(change)) }
@@ -218,11 +227,12 @@ final class PushSession: @unchecked Sendable {
     }
 
     /// The next packet to send, or nil when the push is over (stop, reconnect requested, or
-    /// source done and drained).
-    func nextPacket() -> MediaPacket? {
+    /// source done and drained). Counts the packet sent before it in the same lock.
+    func nextPacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> MediaPacket? {
         var change: CongestionDetector.Change?
         defer { if let change { signal(.network(change)) } }
         return lock.withLock {
+            if let sent { record(sent.packet, bytes: sent.bytes) }
             while true {
                 if stopRequested || reconnectRequested { return nil }
                 if !paused, let packet = queue.pop() {
@@ -231,15 +241,19 @@ final class PushSession: @unchecked Sendable {
                     return packet
                 }
                 if sourceFinished && queue.isEmpty { return nil }
+                // Nothing to send: a producer that waited for room must not wait for us.
+                if producerWaiting { lock.broadcast() }
                 senderWaiting = true
-                lock.wait(timeout: .milliseconds(100))
+                // Bounded so that an idle sender still services the server's messages.
+                lock.wait(timeout: .milliseconds(250))
                 senderWaiting = false
             }
         }
     }
 
-    func record(_ packet: MediaPacket, bytes: Int) {
-        lock.withLock {
+    /// Called with the lock held.
+    private func record(_ packet: MediaPacket, bytes: Int) {
+        do {
             stats.bytesSent += Int64(bytes)
             stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
             secondBytes += Int64(bytes)
