@@ -13,6 +13,8 @@ extension FaultLoopback {
         public var faults: [FaultRule]
         /// Upper bound for connecting to the upstream server.
         public var upstreamConnectTimeout: Duration
+        /// Terminating mode: check each publish's `auth_key` like a CDN does.
+        public var authentication: PublishAuthentication?
 
         public init(
             host: String = "127.0.0.1",
@@ -20,8 +22,10 @@ extension FaultLoopback {
             upstream: String? = nil,
             recordDirectory: String? = nil,
             faults: [FaultRule] = [],
-            upstreamConnectTimeout: Duration = .seconds(5)
+            upstreamConnectTimeout: Duration = .seconds(5),
+            authentication: PublishAuthentication? = nil
         ) {
+            self.authentication = authentication
             self.host = host
             self.port = port
             self.upstream = upstream

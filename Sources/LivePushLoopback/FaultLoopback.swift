@@ -49,7 +49,8 @@ public final class FaultLoopback: Sendable {
                                     connectTimeout: configuration.upstreamConnectTimeout,
                                     receiverConfiguration: RTMPReceiver.Configuration(
                                         host: configuration.host, port: configuration.port,
-                                        recordDirectory: configuration.recordDirectory))
+                                        recordDirectory: configuration.recordDirectory,
+                                        authentication: configuration.authentication))
         core.markStarted()
         return try listener.start(host: configuration.host, port: configuration.port) { setup.initialize($0) }
     }

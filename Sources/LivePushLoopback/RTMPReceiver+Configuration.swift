@@ -11,6 +11,8 @@ extension RTMPReceiver {
         public var peerBandwidth: UInt32
         /// Set Chunk Size sent after connect; nil keeps the default 128.
         public var outgoingChunkSize: UInt32?
+        /// When set, a publish must carry a valid `auth_key` (type A) or is rejected.
+        public var authentication: PublishAuthentication?
 
         public init(
             host: String = "127.0.0.1",
@@ -18,8 +20,10 @@ extension RTMPReceiver {
             recordDirectory: String? = nil,
             windowAcknowledgementSize: UInt32 = 2_500_000,
             peerBandwidth: UInt32 = 2_500_000,
-            outgoingChunkSize: UInt32? = 4096
+            outgoingChunkSize: UInt32? = 4096,
+            authentication: PublishAuthentication? = nil
         ) {
+            self.authentication = authentication
             self.host = host
             self.port = port
             self.recordDirectory = recordDirectory

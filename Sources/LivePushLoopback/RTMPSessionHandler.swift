@@ -224,6 +224,19 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             context.flush()
             return
         }
+        if let authentication = configuration.authentication {
+            let verdict = authentication.verify(app: app, rawName: rawName)
+            guard verdict.isValid else {
+                // Like a CDN: the reason in words, never the key itself.
+                context.write(wrapOutboundOut(.command([
+                    .string("onStatus"), .number(0), .null,
+                    status("error", "NetStream.Publish.BadAuth", "Authentication failed: \(verdict.explanation(now: authentication.clock.now))"),
+                ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
+                context.flush()
+                core.emit(.protocolError("\(remote): publish \(app)/\(stream) rejected: auth_key \(verdict.explanation(now: authentication.clock.now))"))
+                return
+            }
+        }
         if publishes[streamID] != nil { endPublish(streamID: streamID, reason: "republish") }
         context.write(wrapOutboundOut(.streamBegin(streamID: streamID)), promise: nil)
 
