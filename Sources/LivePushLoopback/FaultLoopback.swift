@@ -108,15 +108,7 @@ public final class FaultLoopback: Sendable {
     /// ``RTMPReceiver/waitForPublishEnd(stream:timeout:)``). Throws ``ReceiverError/timeout(stream:)``
     /// after `timeout`, ``ReceiverError/stopped`` when the loopback stops.
     public func waitForPublishEnd(stream: String, timeout: Duration) async throws -> PublishSummary {
-        let id = receiverCore.makeWaiterID()
-        let core = receiverCore
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                core.addWaiter(id: id, stream: stream, timeout: timeout, continuation: continuation)
-            }
-        } onCancel: {
-            core.failWaiter(id: id, error: CancellationError())
-        }
+        try await receiverCore.waitForPublishEnd(stream: stream, timeout: timeout)
     }
 
     /// Terminating mode: summaries of all publishes that have ended, oldest first.

@@ -73,15 +73,7 @@ public final class RTMPReceiver: Sendable {
     /// otherwise waits for the next end. Throws ``ReceiverError/timeout(stream:)`` after `timeout`,
     /// ``ReceiverError/stopped`` when the receiver stops, `CancellationError` when cancelled.
     public func waitForPublishEnd(stream: String, timeout: Duration) async throws -> PublishSummary {
-        let id = core.makeWaiterID()
-        let core = self.core
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                core.addWaiter(id: id, stream: stream, timeout: timeout, continuation: continuation)
-            }
-        } onCancel: {
-            core.failWaiter(id: id, error: CancellationError())
-        }
+        try await core.waitForPublishEnd(stream: stream, timeout: timeout)
     }
 
     /// Summaries of all publishes that have ended, oldest first.

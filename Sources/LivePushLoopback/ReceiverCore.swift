@@ -131,6 +131,18 @@ final class ReceiverCore: Sendable {
         waiter.continuation.resume(throwing: error)
     }
 
+    /// Waits for the end of a publish of `stream` (see ``RTMPReceiver/waitForPublishEnd(stream:timeout:)``).
+    func waitForPublishEnd(stream: String, timeout: Duration) async throws -> PublishSummary {
+        let id = makeWaiterID()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                addWaiter(id: id, stream: stream, timeout: timeout, continuation: continuation)
+            }
+        } onCancel: {
+            failWaiter(id: id, error: CancellationError())
+        }
+    }
+
     // MARK: Channels and lifecycle
 
     /// Returns false (and the caller closes the channel) once stopped.
