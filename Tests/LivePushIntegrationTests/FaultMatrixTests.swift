@@ -95,7 +95,7 @@ final class FaultMatrixTests: XCTestCase {
 
     /// Pushes `sample` in real time through `specs`, expecting one loss and one reconnect.
     private func assertRecovers(_ specs: [String], fast: Bool = false, passes: Int = 20, expected: [String]? = nil,
-                                line: UInt = #line) async throws -> (PushRun, [PublishSummary]) {
+                                firstFrameMayFollowReconnect: Bool = false, line: UInt = #line) async throws -> (PushRun, [PublishSummary]) {
         let loopback = try startLoopback(specs)
         var config = config(fast: fast, loops: fast ? .times(passes) : .once)
         config.socketSendBufferBytes = 32 * 1024
@@ -104,7 +104,14 @@ final class FaultMatrixTests: XCTestCase {
         XCTAssertNil(run.error, "\(specs)", line: line)
         let expected = expected ?? ["pushStarted", "firstFramePushed", "connectionLost", "reconnectStarted",
                                     "reconnectSucceeded", "stopped"]
-        XCTAssertEqual(callbacks(run), expected, "\(specs)", line: line)
+        if firstFrameMayFollowReconnect {
+            // Whether the first frame got out before the server hung up is a race either way.
+            XCTAssertEqual(callbacks(run).filter { $0 != "firstFramePushed" }, expected.filter { $0 != "firstFramePushed" },
+                           "\(specs)", line: line)
+            XCTAssertEqual(callbacks(run).filter { $0 == "firstFramePushed" }.count, 1, line: line)
+        } else {
+            XCTAssertEqual(callbacks(run), expected, "\(specs)", line: line)
+        }
         // The push has ended on our side; wait until the loopback has closed the last publish too.
         _ = try await loopback.waitForPublishEnd(stream: "r", timeout: .seconds(10))
         // A stalled connection never tells the loopback that it ended: only the new one may be summarised.
@@ -135,8 +142,9 @@ final class FaultMatrixTests: XCTestCase {
         // The server hangs up before the first frame could be sent.
         let (_, summaries) = try await assertRecovers(
             ["close-after-publish@conn=1"],
-            expected: ["pushStarted", "connectionLost", "reconnectStarted", "reconnectSucceeded", "firstFramePushed", "stopped"])
-        XCTAssertEqual(summaries.first?.videoFrames, 0)
+            expected: ["pushStarted", "connectionLost", "reconnectStarted", "reconnectSucceeded", "firstFramePushed", "stopped"],
+            firstFrameMayFollowReconnect: true)
+        XCTAssertLessThan(summaries.first?.videoFrames ?? 0, 5, "the server hung up right after the publish started")
     }
 
     func testFastPushLosesNoFrameAcrossAReset() async throws {
