@@ -17,6 +17,14 @@ enum EventFormatter {
             fields.append(("state", .string(state.description)))
         case .reconnectStarted(let attempt):
             fields.append(("attempt", .int(Int64(attempt))))
+        case .videoBitrateChanged(let from, let to):
+            fields.append(("fromKbps", .int(Int64(from))))
+            fields.append(("toKbps", .int(Int64(to))))
+        case .bgmProgress(let position, let duration):
+            fields.append(("position", .double(Double(position.nanosecondsValue / 1_000_000) / 1000)))
+            fields.append(("duration", .double(Double(duration.nanosecondsValue / 1_000_000) / 1000)))
+        case .filterCreated(let name), .filterDestroyed(let name), .filterFailed(let name, _):
+            fields.append(("filter", .string(name)))
         default:
             break
         }
@@ -70,6 +78,14 @@ enum EventFormatter {
             return "\(head) \(state)"
         case .reconnectStarted(let attempt):
             return "\(head) attempt \(attempt)"
+        case .videoBitrateChanged(let from, let to):
+            return "\(head) \(from) -> \(to) kbps"
+        case .bgmProgress(let position, let duration):
+            return "\(head) \(clock(position.nanosecondsValue / 1000)) / \(clock(duration.nanosecondsValue / 1000))"
+        case .filterCreated(let name), .filterDestroyed(let name):
+            return "\(head) \(name)"
+        case .filterFailed(let name, let error):
+            return "\(head) \(name): \(error.code.rawValue) [\(error.code.hex)] \(error.message)"
         default:
             if let error = event.error { return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message)" }
             return head

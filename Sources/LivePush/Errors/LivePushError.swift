@@ -65,6 +65,9 @@ extension LivePushError {
         case encoderUnavailable = 0x3003_0105
         case mediaReadFailed = 0x3003_0106
         case transcodeFailed = 0x3003_0107
+        // LivePush: raw-frame processing (0x300302xx)
+        case filterFailed = 0x3003_0201
+        case imageOpenFailed = 0x3003_0202
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -107,6 +110,8 @@ extension LivePushError {
             case .encoderUnavailable: "The encoder needed for transcoding (H.264 or AAC) is not available."
             case .mediaReadFailed: "Reading the media file failed."
             case .transcodeFailed: "Decoding or re-encoding the media failed."
+            case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
+            case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."
             }
         }
     }

@@ -9,6 +9,21 @@ public struct MediaSourceOptions: Sendable, Equatable {
     public var audioBitrateKbps: Int?
     /// Keyframe interval when transcoding, seconds.
     public var gopSeconds: Double
+    /// Encoded picture size; nil keeps the source's (rounded down to even).
+    public var outputSize: VideoSize?
+    /// Encoded frames per second; nil keeps the source's. Frames are dropped or repeated to fit.
+    public var frameRate: Double?
+    /// libx264 preset (ultrafast ... placebo); other encoders ignore it.
+    public var preset = "veryfast"
+    /// Adaptive bitrate never goes below this, kbit/s. Nil means a quarter of the target
+    /// (the reference's 200 of 800).
+    public var minVideoBitrateKbps: Int?
+    /// Bitrate the encoder starts at, kbit/s; nil means the target.
+    public var initialVideoBitrateKbps: Int?
+    /// Step the video bitrate down when the network is poor and back up when it recovers
+    /// (on by default, as in the reference). Only when the video is encoded: a stream-copied
+    /// track is sent as it is, and a poor network is met by the send queue's drop policy.
+    public var adaptiveBitrate = true
 
     public init(forceTranscode: Bool = false, videoBitrateKbps: Int? = nil, audioBitrateKbps: Int? = nil, gopSeconds: Double = 2) {
         self.forceTranscode = forceTranscode
@@ -16,6 +31,9 @@ public struct MediaSourceOptions: Sendable, Equatable {
         self.audioBitrateKbps = audioBitrateKbps
         self.gopSeconds = gopSeconds
     }
+
+    /// Whether any option needs the video decoded and encoded even when it could be copied.
+    var needsVideoEncoding: Bool { forceTranscode || outputSize != nil || frameRate != nil }
 
     /// The video bitrate (bit/s) to encode a `width`×`height` picture at.
     func resolvedVideoBitrate(width: Int, height: Int) -> Int {
@@ -31,4 +49,26 @@ public struct MediaSourceOptions: Sendable, Equatable {
         if let kbps = audioBitrateKbps, kbps > 0 { return kbps * 1000 }
         return channels == 1 ? 64_000 : 128_000
     }
+}
+
+/// A picture size in pixels.
+public struct VideoSize: Sendable, Equatable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses "1280x720".
+    public init?(_ text: String) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 16, h >= 16, w <= 8192, h <= 8192 else {
+            return nil
+        }
+        self.init(width: w, height: h)
+    }
+
+    public var description: String { "\(width)x\(height)" }
 }

@@ -10,6 +10,8 @@ final class EventHub: Sendable {
         weak var info: (any LivePusherInfoDelegate)?
         weak var network: (any LivePusherNetworkDelegate)?
         weak var error: (any LivePusherErrorDelegate)?
+        weak var bgm: (any LivePusherBGMDelegate)?
+        weak var filter: (any LivePusherFilterDelegate)?
     }
 
     private let delegates = Mutex(Delegates())
@@ -54,6 +56,7 @@ final class EventHub: Sendable {
         case .stopped(let stats): d.info?.pusherDidStop(p, stats: stats)
         case .stats(let stats): d.info?.pusher(p, didUpdate: stats)
         case .stateChanged: break
+        case .videoBitrateChanged: break
         case .connectFailed(let e): d.network?.pusher(p, connectFailed: e)
         case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
         case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)
@@ -74,6 +77,17 @@ final class EventHub: Sendable {
         case .tokenExpired(let e): d.network?.pusher(p, tokenExpired: e)
         case .systemError(let e): d.error?.pusher(p, systemError: e)
         case .sdkError(let e): d.error?.pusher(p, sdkError: e)
+        case .bgmStarted: d.bgm?.pusherBGMStarted(p)
+        case .bgmStopped: d.bgm?.pusherBGMStopped(p)
+        case .bgmPaused: d.bgm?.pusherBGMPaused(p)
+        case .bgmResumed: d.bgm?.pusherBGMResumed(p)
+        case .bgmProgress(let position, let duration): d.bgm?.pusher(p, bgmProgress: position, duration: duration)
+        case .bgmCompleted: d.bgm?.pusherBGMCompleted(p)
+        case .bgmOpenFailed(let e): d.bgm?.pusher(p, bgmOpenFailed: e)
+        case .bgmDownloadTimeout(let e): d.bgm?.pusher(p, bgmDownloadTimeout: e)
+        case .filterCreated(let name): d.filter?.pusher(p, filterCreated: name)
+        case .filterDestroyed(let name): d.filter?.pusher(p, filterDestroyed: name)
+        case .filterFailed(let name, let e): d.filter?.pusher(p, filterFailed: name, error: e)
         }
     }
 

@@ -60,6 +60,16 @@ public final class LivePusher: Sendable {
         set { hub.update { $0.error = newValue } }
     }
 
+    public var bgmDelegate: (any LivePusherBGMDelegate)? {
+        get { hub.current().bgm }
+        set { hub.update { $0.bgm = newValue } }
+    }
+
+    public var filterDelegate: (any LivePusherFilterDelegate)? {
+        get { hub.current().filter }
+        set { hub.update { $0.filter = newValue } }
+    }
+
     /// A stream of every event from now on. It ends after the push's final `stopped` event;
     /// call again for the next push.
     public func events() -> AsyncStream<PushEvent> { hub.makeStream() }
@@ -234,7 +244,7 @@ public final class LivePusher: Sendable {
         }
     }
 
-    private func emit(_ event: PushEvent) {
+    func emit(_ event: PushEvent) {
         hub.emit(event, from: self, on: config.callbackQueue)
     }
 

@@ -67,3 +67,45 @@ extension LivePusherErrorDelegate {
     public func pusher(_ pusher: LivePusher, systemError error: LivePushError) {}
     public func pusher(_ pusher: LivePusher, sdkError error: LivePushError) {}
 }
+
+/// Background-music callbacks (reference: `AlivcLivePusherBGMDelegate`). Every method is optional.
+public protocol LivePusherBGMDelegate: AnyObject, Sendable {
+    func pusherBGMStarted(_ pusher: LivePusher)
+    func pusherBGMStopped(_ pusher: LivePusher)
+    func pusherBGMPaused(_ pusher: LivePusher)
+    func pusherBGMResumed(_ pusher: LivePusher)
+    /// About once a second while the music plays.
+    func pusher(_ pusher: LivePusher, bgmProgress position: Duration, duration: Duration)
+    /// A non-looping BGM reached its end.
+    func pusherBGMCompleted(_ pusher: LivePusher)
+    /// The music could not be opened (missing, not audio, unsupported); `startBGM` may be called again.
+    func pusher(_ pusher: LivePusher, bgmOpenFailed error: LivePushError)
+    /// An http(s) BGM stalled longer than the configured timeout; the push goes on without it.
+    func pusher(_ pusher: LivePusher, bgmDownloadTimeout error: LivePushError)
+}
+
+extension LivePusherBGMDelegate {
+    public func pusherBGMStarted(_ pusher: LivePusher) {}
+    public func pusherBGMStopped(_ pusher: LivePusher) {}
+    public func pusherBGMPaused(_ pusher: LivePusher) {}
+    public func pusherBGMResumed(_ pusher: LivePusher) {}
+    public func pusher(_ pusher: LivePusher, bgmProgress position: Duration, duration: Duration) {}
+    public func pusherBGMCompleted(_ pusher: LivePusher) {}
+    public func pusher(_ pusher: LivePusher, bgmOpenFailed error: LivePushError) {}
+    public func pusher(_ pusher: LivePusher, bgmDownloadTimeout error: LivePushError) {}
+}
+
+/// Custom-filter lifecycle callbacks. The filter itself (``VideoFilter``) gets create,
+/// process and destroy; this delegate lets the app observe them. Every method is optional.
+public protocol LivePusherFilterDelegate: AnyObject, Sendable {
+    func pusher(_ pusher: LivePusher, filterCreated name: String)
+    func pusher(_ pusher: LivePusher, filterDestroyed name: String)
+    /// The filter threw and was removed; the push goes on.
+    func pusher(_ pusher: LivePusher, filterFailed name: String, error: LivePushError)
+}
+
+extension LivePusherFilterDelegate {
+    public func pusher(_ pusher: LivePusher, filterCreated name: String) {}
+    public func pusher(_ pusher: LivePusher, filterDestroyed name: String) {}
+    public func pusher(_ pusher: LivePusher, filterFailed name: String, error: LivePushError) {}
+}

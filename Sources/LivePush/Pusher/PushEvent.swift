@@ -14,6 +14,8 @@ public enum PushEvent: Sendable, Equatable {
     case stopped(PushStats)
     case stats(PushStats)
     case stateChanged(PushState)
+    /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
+    case videoBitrateChanged(from: Int, to: Int)
 
     // Network
     case connectFailed(LivePushError)
@@ -35,15 +37,36 @@ public enum PushEvent: Sendable, Equatable {
     case systemError(LivePushError)
     case sdkError(LivePushError)
 
-    public enum Group: String, Sendable { case info, network, error }
+    // Background music (see `LivePusher.startBGM`)
+    case bgmStarted
+    case bgmStopped
+    case bgmPaused
+    case bgmResumed
+    /// About once a second while the music plays.
+    case bgmProgress(position: Duration, duration: Duration)
+    /// A non-looping BGM reached its end.
+    case bgmCompleted
+    case bgmOpenFailed(LivePushError)
+    case bgmDownloadTimeout(LivePushError)
+
+    // Custom filters (see ``VideoFilter``)
+    case filterCreated(name: String)
+    case filterDestroyed(name: String)
+    /// The filter threw; it was removed and the push goes on.
+    case filterFailed(name: String, LivePushError)
+
+    public enum Group: String, Sendable { case info, network, error, bgm, filter }
 
     public var group: Group {
         switch self {
-        case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged: .info
+        case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
              .tokenWillExpire, .tokenExpired: .network
         case .systemError, .sdkError: .error
+        case .bgmStarted, .bgmStopped, .bgmPaused, .bgmResumed, .bgmProgress, .bgmCompleted, .bgmOpenFailed,
+             .bgmDownloadTimeout: .bgm
+        case .filterCreated, .filterDestroyed, .filterFailed: .filter
         }
     }
 
@@ -57,6 +80,7 @@ public enum PushEvent: Sendable, Equatable {
         case .stopped: "stopped"
         case .stats: "stats"
         case .stateChanged: "stateChanged"
+        case .videoBitrateChanged: "videoBitrateChanged"
         case .connectFailed: "connectFailed"
         case .connectionLost: "connectionLost"
         case .reconnectStarted: "reconnectStarted"
@@ -70,6 +94,17 @@ public enum PushEvent: Sendable, Equatable {
         case .tokenExpired: "tokenExpired"
         case .systemError: "systemError"
         case .sdkError: "sdkError"
+        case .bgmStarted: "bgmStarted"
+        case .bgmStopped: "bgmStopped"
+        case .bgmPaused: "bgmPaused"
+        case .bgmResumed: "bgmResumed"
+        case .bgmProgress: "bgmProgress"
+        case .bgmCompleted: "bgmCompleted"
+        case .bgmOpenFailed: "bgmOpenFailed"
+        case .bgmDownloadTimeout: "bgmDownloadTimeout"
+        case .filterCreated: "filterCreated"
+        case .filterDestroyed: "filterDestroyed"
+        case .filterFailed: "filterFailed"
         }
     }
 
@@ -77,7 +112,7 @@ public enum PushEvent: Sendable, Equatable {
     public var error: LivePushError? {
         switch self {
         case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
-             .tokenExpired(let e): e
+             .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e): e
         case .stateChanged(.failed(let e)): e
         default: nil
         }
