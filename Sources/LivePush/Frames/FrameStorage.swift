@@ -36,12 +36,6 @@ final class FrameStorage: @unchecked Sendable {
 
     /// Plane `index`'s base pointer and line size.
     func plane(_ index: Int) -> (base: UnsafeMutablePointer<UInt8>?, stride: Int) {
-        withUnsafePointer(to: frame.pointee.data) { data in
-            withUnsafePointer(to: frame.pointee.linesize) { lines in
-                let bases = UnsafeRawPointer(data).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
-                let strides = UnsafeRawPointer(lines).assumingMemoryBound(to: Int32.self)
-                return (bases[index], Int(strides[index]))
-            }
-        }
+        (FF.mutablePlanes(frame)[index], Int(FF.strides(frame)[index]))
     }
 }

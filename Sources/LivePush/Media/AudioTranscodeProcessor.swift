@@ -110,6 +110,19 @@ final class AudioTranscodeProcessor: AudioPacketProcessor {
         encoder = try Self.makeEncoder(sampleRate: sampleRate, channels: channels, bitrate: bitrate)
     }
 
+    /// Silence under a pause image: `duration` µs of zero samples after what is buffered.
+    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool {
+        let samples = Int(duration * Int64(sampleRate) / 1_000_000)
+        guard samples > 0 else { return true }
+        let silence = try AudioFrame(sampleRate: Int(sampleRate), channels: Int(channels), sampleCount: samples)
+        let raw = UnsafeMutableRawPointer(silence.storage.frame.pointee.extended_data!)
+            .assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        guard av_audio_fifo_write(fifo, raw, Int32(samples)) >= samples else { throw LivePushError(.outOfMemory, "audio FIFO") }
+        if nextPts == nil { nextPts = 0 }
+        try encodeFullFrames(into: &out)
+        return true
+    }
+
     /// Converts a decoded frame (nil = flush) and appends it to the FIFO.
     private func resample(_ frame: UnsafeMutablePointer<AVFrame>?) throws(LivePushError) {
         if let frame {

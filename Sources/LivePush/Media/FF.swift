@@ -50,4 +50,21 @@ enum FF {
         last = (dts, duration)
         return (dts, pts, duration)
     }
+
+    // AVFrame's `data` and `linesize` are C arrays (tuples in Swift); libswscale wants
+    // pointers to their first elements.
+    static func planes(_ frame: UnsafePointer<AVFrame>) -> UnsafePointer<UnsafePointer<UInt8>?> {
+        UnsafeRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
+            .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+    }
+
+    static func mutablePlanes(_ frame: UnsafeMutablePointer<AVFrame>) -> UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?> {
+        UnsafeMutableRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
+            .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+    }
+
+    static func strides(_ frame: UnsafePointer<AVFrame>) -> UnsafePointer<Int32> {
+        UnsafeRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!)
+            .assumingMemoryBound(to: Int32.self)
+    }
 }

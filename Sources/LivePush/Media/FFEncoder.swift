@@ -39,6 +39,12 @@ final class FFEncoder {
         return Array(UnsafeBufferPointer(start: data, count: Int(ctx.pointee.extradata_size)))
     }
 
+    /// Changes settings of the open encoder between frames (libx264 picks up a new bit_rate,
+    /// rc_max_rate and rc_buffer_size at its next frame).
+    func reconfigure(_ body: (UnsafeMutablePointer<AVCodecContext>) -> Void) {
+        if let context { body(context) }
+    }
+
     var timeBase: AVRational { context?.pointee.time_base ?? AVRational(num: 1, den: 1) }
     /// Samples per audio frame the encoder wants (0 = any).
     var frameSize: Int { Int(context?.pointee.frame_size ?? 0) }

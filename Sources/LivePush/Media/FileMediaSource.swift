@@ -11,6 +11,7 @@ final class FileMediaSource: MediaSource {
     private var demuxer: FFDemuxer
     private var video: (any VideoPacketProcessor)?
     private var audio: (any AudioPacketProcessor)?
+    private let hooks: PipelineHooks
 
     /// Produced, not yet returned packets (raw timestamps); `head` is the next to return.
     private var queue: [MediaPacket] = []
@@ -23,8 +24,12 @@ final class FileMediaSource: MediaSource {
     private static let prefetchPacketLimit = 1000
     private static let prefetchByteLimit = 4 << 20
 
-    init(demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?) throws(LivePushError) {
+    init(
+        demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?,
+        hooks: PipelineHooks = PipelineHooks()
+    ) throws(LivePushError) {
         self.demuxer = demuxer
+        self.hooks = hooks
         self.video = video
         self.audio = audio
         info = StreamInfo(video: nil, audio: nil, duration: demuxer.durationMicros)
@@ -37,6 +42,7 @@ final class FileMediaSource: MediaSource {
             queue.removeAll(keepingCapacity: true)
             head = 0
             if reachedEnd { return nil }
+            if let tick = hooks.stillFrameDuration, try appendStill(duration: tick) { continue }
             try pump()
         }
         var packet = queue[head]
@@ -104,6 +110,14 @@ final class FileMediaSource: MediaSource {
         let firstVideo = queue.first { $0.kind == .video }?.dts
         let firstAudio = queue.first { $0.kind == .audio }?.dts
         offset = [firstVideo, firstAudio].compactMap { $0 }.min() ?? 0
+    }
+
+    /// One frame of the pause image and as much silence: both tracks advance by the same
+    /// time, so they stay in sync when the source continues.
+    private func appendStill(duration: Int64) throws(LivePushError) -> Bool {
+        guard try video?.appendStill(duration: duration, into: &queue) ?? false else { return false }
+        _ = try audio?.appendSilence(duration: duration, into: &queue)
+        return true
     }
 
     /// Feeds one demuxed packet to its processor; at the end of the file, flushes them.

@@ -12,6 +12,10 @@ import CFFmpeg
 /// first audio stream are used.
 public enum MediaSourceFactory {
     public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaSource {
+        try open(path: path, options: options, hooks: PipelineHooks())
+    }
+
+    static func open(path: String, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) -> any MediaSource {
         let demuxer = try FFDemuxer(path: path)
         let videoStream = demuxer.streams.first { $0.mediaType == .video && !$0.isAttachedPicture }
         let audioStream = demuxer.streams.first { $0.mediaType == .audio }
@@ -20,20 +24,20 @@ public enum MediaSourceFactory {
         }
         var video: (any VideoPacketProcessor)?
         if let stream = videoStream {
-            if stream.isH264 && !options.forceTranscode {
+            if stream.isH264 && !options.needsVideoEncoding {
                 video = VideoCopyProcessor(stream: stream)
             } else {
-                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
+                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, hooks: hooks)
             }
         }
         var audio: (any AudioPacketProcessor)?
         if let stream = audioStream {
-            if stream.isAAC && !options.forceTranscode {
+            if stream.isAAC && !options.needsAudioEncoding {
                 audio = AudioCopyProcessor(stream: stream)
             } else {
                 audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
             }
         }
-        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio)
+        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio, hooks: hooks)
     }
 }

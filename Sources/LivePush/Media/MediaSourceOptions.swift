@@ -32,8 +32,16 @@ public struct MediaSourceOptions: Sendable, Equatable {
         self.gopSeconds = gopSeconds
     }
 
+    /// Decode and encode the video even when it could be copied: filters, detectors and
+    /// adaptive bitrate work only on encoded video. Set by the pusher when it needs it.
+    public var encodeVideo = false
+    /// Image pushed while paused (set by the pusher from ``PushConfig/pauseImage``).
+    var pauseImage: String?
+
     /// Whether any option needs the video decoded and encoded even when it could be copied.
-    var needsVideoEncoding: Bool { forceTranscode || outputSize != nil || frameRate != nil }
+    var needsVideoEncoding: Bool { forceTranscode || encodeVideo || outputSize != nil || frameRate != nil || pauseImage != nil }
+    /// Whether the audio must be re-encoded: silence under a pause image is encoded.
+    var needsAudioEncoding: Bool { forceTranscode || pauseImage != nil }
 
     /// The video bitrate (bit/s) to encode a `width`×`height` picture at.
     func resolvedVideoBitrate(width: Int, height: Int) -> Int {

@@ -19,8 +19,22 @@ protocol PacketProcessor: AnyObject {
 protocol VideoPacketProcessor: PacketProcessor {
     /// The track as it will be sent; nil until configured.
     var trackInfo: VideoTrackInfo? { get }
+    /// Appends one frame of the pause image lasting `duration` µs; false when the processor
+    /// cannot (stream copy, no image).
+    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool
+}
+
+extension VideoPacketProcessor {
+    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool { false }
 }
 
 protocol AudioPacketProcessor: PacketProcessor {
     var trackInfo: AudioTrackInfo? { get }
+    /// Appends `duration` µs of silence after what was encoded so far (under a pause image);
+    /// false when the processor cannot (stream copy).
+    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool
+}
+
+extension AudioPacketProcessor {
+    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool { false }
 }

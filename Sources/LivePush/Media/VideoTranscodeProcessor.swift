@@ -1,178 +1,199 @@
 import CFFmpeg
 
-/// Decodes any video libavcodec can decode and re-encodes it to H.264 (libx264 with preset
-/// veryfast and tune zerolatency, else any other H.264 encoder), keeping the source's size
-/// (rounded down to even) and frame rate. Output is AVCC with an avcC built from the
-/// encoder's global header.
+/// The raw-frame video pipeline: decode → (I420 conversion) → detector tap → filter chain →
+/// (frame-rate conversion) → scale → H.264 encode.
+///
+/// Everything runs on the producer thread; libavcodec's decoder and libx264 use threads of
+/// their own. Between frames it applies adaptive-bitrate requests and measures its capacity
+/// for the low-performance warning. While a push is paused with a pause image, it encodes
+/// that image instead (``appendStill(duration:into:)``), and the source continues after it
+/// on a keyframe with timestamps shifted by the pause.
 final class VideoTranscodeProcessor: VideoPacketProcessor {
     let streamIndex: Int32
     let kind = MediaPacket.Kind.video
     private let stream: DemuxedStream
     private let options: MediaSourceOptions
+    private let hooks: PipelineHooks
     private let decoder: FFDecoder
-    private var encoder: FFEncoder
-    private let width: Int32
-    private let height: Int32
-    private let frameRate: AVRational
-    private let bitrate: Int
-    private let record: [UInt8]
-    private var scaler: OpaquePointer?
-    private let scaled: UnsafeMutablePointer<AVFrame>
-    /// Last pts sent to the encoder (stream time base), to keep them strictly increasing.
-    private var lastPts: Int64?
+    private let settings: VideoEncoderSettings
+    private var encoder: H264Encoder
+    private var filters: FilterChain.Runner
+    private var monitor: PerformanceMonitor
+    /// Converts decoded pictures filters cannot take (e.g. YUV444, RGB) to I420, source size.
+    private var converter: FrameScaler?
+    /// Scales to the output size.
+    private let scaler: FrameScaler
+    private let stillImage: VideoFrame?
 
-    init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions) throws(LivePushError) {
+    /// Last decoded timestamp (µs, source timeline) and last encoded one (output timeline).
+    private var lastDecoded: Int64?
+    private var lastEncoded: Int64?
+    /// Constant-frame-rate output: the time of the next frame to emit (only with options.frameRate).
+    private var nextOutputTime: Int64?
+    /// Added to source timestamps: grows by the length of each pause-image episode.
+    private var shift: Int64 = 0
+    /// Where the source continues after pause-image frames (output timeline).
+    private var resumeAt: Int64?
+    private var forceKeyframe = false
+    private var framesThisCall = 0
+
+    init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) {
         guard let parameters = demuxer.codecParameters(of: stream.index) else {
             throw LivePushError(.noUsableStream, "video stream \(stream.index)")
         }
         self.stream = stream
         self.options = options
+        self.hooks = hooks
         streamIndex = stream.index
         decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase)
-        guard stream.width >= 2, stream.height >= 2 else {
-            throw LivePushError(.transcodeFailed, "video size of \(stream.codecName) stream unknown")
-        }
-        width = Int32(stream.width & ~1)
-        height = Int32(stream.height & ~1)
-        let fps = stream.frameRateRational
-        frameRate = (fps.num > 0 && fps.den > 0 && stream.frameRate <= 240) ? fps : AVRational(num: 25, den: 1)
-        bitrate = options.resolvedVideoBitrate(width: Int(width), height: Int(height))
-        guard let frame = av_frame_alloc() else { throw LivePushError(.outOfMemory, "av_frame_alloc") }
-        scaled = frame
-        encoder = try Self.makeEncoder(width: width, height: height, frameRate: frameRate, timeBase: stream.timeBase,
-                                       bitrate: bitrate, gopSeconds: options.gopSeconds)
-        let extradata = encoder.extradata
-        if AVCCFormat.parseDecoderConfiguration(extradata) != nil {
-            record = AVCCFormat.withFourByteLengths(extradata)
-        } else if let built = AnnexBConverter.decoderConfigurationRecord(fromAnnexB: extradata) {
-            record = built
+        settings = try VideoEncoderSettings(stream: stream, options: options)
+        encoder = try H264Encoder(settings: settings)
+        scaler = try FrameScaler(width: settings.width, height: settings.height)
+        filters = FilterChain.Runner(chain: hooks.filters) { [hooks] in hooks.report($0) }
+        monitor = PerformanceMonitor(targetFPS: settings.frameRate)
+        if let path = options.pauseImage {
+            stillImage = try ImageLoader.loadFrame(path: path, width: settings.width, height: settings.height)
         } else {
-            throw LivePushError(.encoderUnavailable, "\(encoder.name) gave no SPS/PPS")
+            stillImage = nil
         }
+        hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
     }
 
     deinit {
-        var f: UnsafeMutablePointer<AVFrame>? = scaled
-        av_frame_free(&f)
-        sws_freeContext(scaler)
-    }
-
-    private static func makeEncoder(
-        width: Int32, height: Int32, frameRate: AVRational, timeBase: AVRational, bitrate: Int, gopSeconds: Double
-    ) throws(LivePushError) -> FFEncoder {
-        guard let codec = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_H264) else {
-            throw LivePushError(.encoderUnavailable, "no H.264 encoder")
-        }
-        let fps = FF.double(frameRate)
-        return try FFEncoder(codec: codec, privateOptions: [("preset", "veryfast"), ("tune", "zerolatency")]) { ctx in
-            ctx.pointee.width = width
-            ctx.pointee.height = height
-            ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-            ctx.pointee.time_base = timeBase
-            ctx.pointee.framerate = frameRate
-            ctx.pointee.gop_size = Int32(max(1, (gopSeconds * fps).rounded()))
-            ctx.pointee.max_b_frames = 0
-            ctx.pointee.bit_rate = Int64(bitrate)
-            ctx.pointee.rc_max_rate = Int64(bitrate)
-            ctx.pointee.rc_buffer_size = Int32(clamping: bitrate)
-            ctx.pointee.thread_count = 2
-        }
+        filters.shutDown()
+        hooks.encoderStopped()
     }
 
     var isConfigured: Bool { true }
 
     var trackInfo: VideoTrackInfo? {
-        VideoTrackInfo(width: Int(width), height: Int(height), frameRate: FF.double(frameRate), bitrate: bitrate,
-                       decoderConfiguration: record)
+        VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
+                       bitrate: settings.initialBitrate, decoderConfiguration: encoder.decoderConfiguration)
     }
 
     func process(_ packet: UnsafeMutablePointer<AVPacket>, into out: inout [MediaPacket]) throws(LivePushError) {
+        let started = monotonicMicroseconds()
+        framesThisCall = 0
         try decoder.send(packet)
-        while try decoder.receive() { try encode(decoder.frame, into: &out) }
+        while try decoder.receive() { try handle(decoder.frame, into: &out) }
+        measure(since: started)
     }
 
     func finish(into out: inout [MediaPacket]) throws(LivePushError) {
         try decoder.send(nil)
-        while try decoder.receive() { try encode(decoder.frame, into: &out) }
-        try encoder.send(nil)
-        try drain(into: &out)
+        while try decoder.receive() { try handle(decoder.frame, into: &out) }
+        try encoder.finish(into: &out)
+        filters.shutDown()
     }
 
     func reset() throws(LivePushError) {
         decoder.flush()
-        lastPts = nil
+        lastDecoded = nil
+        lastEncoded = nil
+        nextOutputTime = nil
+        shift = 0
+        resumeAt = nil
         // Encoders cannot restart their timeline; a fresh one is cheap and keeps the same SPS/PPS.
-        encoder = try Self.makeEncoder(width: width, height: height, frameRate: frameRate, timeBase: stream.timeBase,
-                                       bitrate: bitrate, gopSeconds: options.gopSeconds)
+        encoder = try H264Encoder(settings: settings)
+        hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
     }
 
-    private func encode(_ frame: UnsafeMutablePointer<AVFrame>, into out: inout [MediaPacket]) throws(LivePushError) {
-        // One frame duration in the stream time base, for filling gaps.
-        let step = max(1, av_rescale_q(1, AVRational(num: frameRate.den, den: frameRate.num), stream.timeBase))
-        var pts = frame.pointee.best_effort_timestamp != FF.noPTS ? frame.pointee.best_effort_timestamp : frame.pointee.pts
-        if pts == FF.noPTS { pts = (lastPts ?? -step) + step }
-        if let lastPts, pts <= lastPts { pts = lastPts + 1 }
-        lastPts = pts
+    /// Encodes the pause image for `duration` microseconds (one frame). False without an image.
+    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool {
+        guard var image = stillImage else { return false }
+        let time = resumeAt ?? ((lastEncoded ?? -settings.frameDuration) + settings.frameDuration)
+        image.timestamp = time
+        try encode(image, at: time, keyframe: resumeAt == nil, into: &out)
+        resumeAt = time + duration
+        return true
+    }
 
-        let source: UnsafeMutablePointer<AVFrame>
-        if frame.pointee.format == AV_PIX_FMT_YUV420P.rawValue && frame.pointee.width == width && frame.pointee.height == height {
-            source = frame
-        } else {
-            try scale(frame)
-            source = scaled
+    // MARK: - Frames
+
+    private func handle(_ decoded: UnsafeMutablePointer<AVFrame>, into out: inout [MediaPacket]) throws(LivePushError) {
+        var time = sourceTime(of: decoded) + shift
+        if let resume = resumeAt {
+            // First frame after a pause image: continue where the image ended, on a keyframe.
+            shift += resume - time
+            time = resume
+            resumeAt = nil
+            forceKeyframe = true
+            nextOutputTime = nil
         }
-        source.pointee.pts = pts
-        source.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        try encoder.send(source)
-        try drain(into: &out)
-    }
-
-    private func scale(_ frame: UnsafeMutablePointer<AVFrame>) throws(LivePushError) {
-        let f = frame.pointee
-        scaler = sws_getCachedContext(scaler, f.width, f.height, AVPixelFormat(f.format),
-                                      width, height, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
-        guard let scaler else { throw LivePushError(.transcodeFailed, "no pixel format conversion from format \(f.format)") }
-        if scaled.pointee.data.0 == nil {
-            scaled.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            scaled.pointee.width = width
-            scaled.pointee.height = height
-            let rc = av_frame_get_buffer(scaled, 0)
-            guard rc >= 0 else { throw LivePushError(.outOfMemory, "av_frame_get_buffer: \(FF.describe(rc))") }
+        let times = outputTimes(for: time)
+        guard !times.isEmpty else { return }
+        guard var frame = try filterable(decoded, at: time) else { return }
+        hooks.detector?.offer(frame)
+        filters.run(&frame, frameRate: settings.frameRate)
+        for t in times {
+            try encode(frame, at: t, keyframe: forceKeyframe, into: &out)
+            forceKeyframe = false
         }
-        let rc = av_frame_make_writable(scaled)
-        guard rc >= 0 else { throw LivePushError(.outOfMemory, "av_frame_make_writable: \(FF.describe(rc))") }
-        let srcData = UnsafeRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
-            .assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        let srcStride = UnsafeRawPointer(frame).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!)
-            .assumingMemoryBound(to: Int32.self)
-        let dstData = UnsafeMutableRawPointer(scaled).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.data)!)
-            .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
-        let dstStride = UnsafeRawPointer(scaled).advanced(by: MemoryLayout<AVFrame>.offset(of: \AVFrame.linesize)!)
-            .assumingMemoryBound(to: Int32.self)
-        let lines = sws_scale(scaler, srcData, srcStride, 0, f.height, dstData, dstStride)
-        guard lines > 0 else { throw LivePushError(.transcodeFailed, "pixel format conversion failed") }
     }
 
-    private func drain(into out: inout [MediaPacket]) throws(LivePushError) {
-        while try encoder.receive() {
-            let pkt = encoder.packet.pointee
-            guard let base = pkt.data, pkt.size > 0 else { continue }
-            let bytes = UnsafeBufferPointer(start: base, count: Int(pkt.size))
-            let tb = encoder.timeBase
-            let dts = FF.micros(pkt.dts, tb) ?? FF.micros(pkt.pts, tb) ?? 0
-            let pts = max(FF.micros(pkt.pts, tb) ?? dts, dts)
-            let duration = pkt.duration > 0 ? (FF.micros(pkt.duration, tb) ?? 0) : Int64(1_000_000 / max(1, FF.double(frameRate)))
-            let data: [UInt8]
-            let summary: AnnexBConverter.FrameSummary
-            if AnnexBConverter.startsWithStartCode(bytes) {
-                (data, summary) = AnnexBConverter.avcc(fromAnnexB: bytes, dropParameterSets: true)
-            } else {
-                data = Array(bytes)
-                summary = AVCCFormat.summarize(bytes, lengthSize: 4) ?? .init(isReference: true, hasIDR: false)
+    /// The decoded frame's presentation time in microseconds, strictly increasing.
+    private func sourceTime(of frame: UnsafeMutablePointer<AVFrame>) -> Int64 {
+        let raw = frame.pointee.best_effort_timestamp != FF.noPTS ? frame.pointee.best_effort_timestamp : frame.pointee.pts
+        var time = FF.micros(raw, stream.timeBase) ?? ((lastDecoded ?? -settings.frameDuration) + settings.frameDuration)
+        if let last = lastDecoded, time <= last { time = last + 1 }
+        lastDecoded = time
+        return time
+    }
+
+    /// Output timestamps for a frame at `time`: itself, or with a fixed output rate, each
+    /// output slot it covers (none when the source is faster, several when it is slower).
+    private func outputTimes(for time: Int64) -> [Int64] {
+        guard options.frameRate != nil else { return [time] }
+        let step = settings.frameDuration
+        var next = nextOutputTime ?? time
+        var times: [Int64] = []
+        // A slot belongs to the frame nearest to it; a gap of more than a second is not filled.
+        while next <= time + step / 2 {
+            if time - next < 1_000_000 { times.append(next) }
+            next += step
+        }
+        nextOutputTime = next
+        return times
+    }
+
+    /// The decoded picture as a ``VideoFrame`` in I420 or NV12 (converted when needed).
+    private func filterable(_ decoded: UnsafeMutablePointer<AVFrame>, at time: Int64) throws(LivePushError) -> VideoFrame? {
+        if let frame = try VideoFrame(referencing: decoded, timestamp: time) { return frame }
+        if converter == nil {
+            converter = try FrameScaler(width: Int(decoded.pointee.width) & ~1, height: Int(decoded.pointee.height) & ~1)
+        }
+        guard let converter else { return nil }
+        return try VideoFrame(referencing: converter.scale(decoded), timestamp: time)
+    }
+
+    private func encode(_ frame: VideoFrame, at time: Int64, keyframe: Bool, into out: inout [MediaPacket]) throws(LivePushError) {
+        if let request = hooks.takeBitrateRequest() {
+            encoder.setBitrate(request)
+            hooks.update {
+                $0.encoderBitrate = request
+                $0.bitrateChanges += 1
             }
-            let isKey = pkt.flags & livepush_av_pkt_flag_key() != 0
-            out.append(MediaPacket(kind: .video, data: data, dts: dts, pts: pts, duration: duration,
-                                   importance: isKey ? .key : (summary.isReference ? .reference : .disposable)))
+        }
+        var picture = frame.storage.frame
+        if !scaler.fits(picture) { picture = try scaler.scale(picture) }
+        try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)
+        lastEncoded = time
+        framesThisCall += 1
+    }
+
+    private func measure(since started: Int64) {
+        guard framesThisCall > 0 else { return }
+        let frames = framesThisCall
+        let slow = monitor.record(frames: frames, busy: monotonicMicroseconds() - started)
+        let filtered = !hooks.filters.isEmpty
+        hooks.update {
+            $0.encoderCapacityFPS = monitor.capacityFPS
+            if filtered { $0.filteredFrames += frames }
+            if slow { $0.lowPerformanceEpisodes += 1 }
+        }
+        if slow {
+            let detail = "the pipeline manages \(Int(monitor.capacityFPS)) of \(Int(settings.frameRate.rounded())) fps"
+            hooks.report(.sdkError(LivePushError(.lowPerformance, detail)))
         }
     }
 }

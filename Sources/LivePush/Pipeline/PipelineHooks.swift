@@ -7,8 +7,10 @@ import Synchronization
 final class PipelineHooks: Sendable {
     let filters = FilterChain()
     private let detectorTap = Mutex<DetectorTap?>(nil)
-    /// Bitrate (bit/s) the video encoder should switch to at its next frame; 0 = no request.
-    private let bitrateRequest = Atomic<Int>(0)
+    /// Adaptive bitrate (nil until an encoding push starts) and the bitrate (bit/s) the
+    /// encoder should switch to at its next frame.
+    private let bitrate = Mutex<(control: AdaptiveBitrate?, pending: Int?)>((nil, nil))
+    private let measured = Mutex(PipelineStats())
     /// Where the pipeline reports (filter lifecycle, low performance).
     private let sink = Mutex<(@Sendable (PushEvent) -> Void)?>(nil)
 
@@ -20,6 +22,17 @@ final class PipelineHooks: Sendable {
 
     func report(_ event: PushEvent) {
         sink.withLock { $0 }?(event)
+    }
+
+    // MARK: Pause image
+
+    /// While paused with a pause image: the length of one image frame, microseconds.
+    private let still = Mutex<Int64?>(nil)
+
+    var stillFrameDuration: Int64? { still.withLock { $0 } }
+
+    func showStill(frameRate: Double?) {
+        still.withLock { $0 = frameRate.map { Int64(1_000_000 / max(0.5, $0)) } }
     }
 
     // MARK: Detector
@@ -37,13 +50,64 @@ final class PipelineHooks: Sendable {
 
     // MARK: Bitrate
 
-    func requestBitrate(_ bitsPerSecond: Int) {
-        bitrateRequest.store(bitsPerSecond, ordering: .relaxed)
+    /// The video encoder opened; with `adaptive`, network changes now move its bitrate.
+    func encoderStarted(_ settings: VideoEncoderSettings, adaptive: Bool) {
+        bitrate.withLock {
+            $0 = (adaptive ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate,
+                                             initial: settings.initialBitrate) : nil, nil)
+        }
+        update { $0.encoderBitrate = settings.initialBitrate }
+        encoding.store(true, ordering: .relaxed)
+    }
+
+    /// The push ended: the next one starts from its own settings.
+    func encoderStopped() {
+        bitrate.withLock { $0 = (nil, nil) }
+        encoding.store(false, ordering: .relaxed)
+    }
+
+    private let encoding = Atomic<Bool>(false)
+    /// Whether the current push decodes and encodes its video (so filters can apply).
+    var isEncodingVideo: Bool { encoding.load(ordering: .relaxed) }
+
+    enum NetworkCondition { case poor, recovered, unchanged }
+
+    /// Feeds a network change (or, with `.unchanged`, the passing of time) to adaptive
+    /// bitrate; returns the change (bit/s) to report, if any.
+    func adaptBitrate(_ condition: NetworkCondition, now: Int64) -> (from: Int, to: Int)? {
+        bitrate.withLock { state -> (from: Int, to: Int)? in
+            guard var control = state.control else { return nil }
+            let from = control.current
+            let next: Int?
+            switch condition {
+            case .poor: next = control.networkPoor(now: now)
+            case .recovered: next = control.networkRecovered(now: now)
+            case .unchanged: next = control.tick(now: now)
+            }
+            state.control = control
+            guard let next else { return nil }
+            state.pending = next
+            return (from, next)
+        }
     }
 
     /// The pending request, cleared.
     func takeBitrateRequest() -> Int? {
-        let value = bitrateRequest.exchange(0, ordering: .relaxed)
-        return value > 0 ? value : nil
+        bitrate.withLock { state in
+            defer { state.pending = nil }
+            return state.pending
+        }
+    }
+
+    // MARK: Measurements
+
+    var stats: PipelineStats { measured.withLock { $0 } }
+
+    func update(_ body: (inout PipelineStats) -> Void) {
+        measured.withLock { body(&$0) }
+    }
+
+    func resetStats() {
+        measured.withLock { $0 = PipelineStats() }
     }
 }

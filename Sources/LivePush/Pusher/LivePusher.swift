@@ -18,13 +18,16 @@ public final class LivePusher: Sendable {
     private let machine = Mutex(PushStateMachine())
     private let session = Mutex<PushSession?>(nil)
     private let lastStats = Mutex(PushStats())
-    private let statsTimer = Mutex<UncheckedTransfer<any DispatchSourceTimer>?>(nil)
-    private let authTimer = Mutex<UncheckedTransfer<any DispatchSourceTimer>?>(nil)
+    /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
+    private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
+    /// Filters, detector, bitrate and pause image: shared with the media pipeline, kept across pushes.
+    let hooks = PipelineHooks()
 
     public init(config: PushConfig = PushConfig()) {
         self.config = config
         authWatcher = Mutex(AuthExpiryWatcher(configuration: config.auth))
+        hooks.setReporter { [weak self] event in self?.emit(event) }
     }
 
     deinit {
@@ -33,14 +36,8 @@ public final class LivePusher: Sendable {
     }
 
     private func cancelTimers() {
-        statsTimer.withLock {
-            $0?.value.cancel()
-            $0 = nil
-        }
-        authTimer.withLock {
-            $0?.value.cancel()
-            $0 = nil
-        }
+        for timer in timers.withLock({ $0 }) { timer.value.cancel() }
+        timers.withLock { $0.removeAll() }
     }
 
     // MARK: - Delegates and events
@@ -83,7 +80,7 @@ public final class LivePusher: Sendable {
     public func start(file path: String, url: String) throws(LivePushError) {
         try checkCanStart()
         let pushURL = try PushURL(url)
-        let source = try MediaSourceFactory.open(path: path, options: config.media)
+        let source = try MediaSourceFactory.open(path: path, options: mediaOptions, hooks: hooks)
         try start(source: UncheckedTransfer(value: source), url: pushURL)
     }
 
@@ -111,18 +108,26 @@ public final class LivePusher: Sendable {
         authWatcher.withLock { $0.accept(url) }
         startStatsTimer()
         startAuthTimer()
+        startBitrateTimer()
         newSession.start(source: source)
     }
 
-    /// Stops sending media but keeps the connection.
+    /// Stops sending the source but keeps the connection. With ``PushConfig/pauseImage``
+    /// the image goes out instead, at ``PushConfig/pauseImageFrameRate`` with silent audio;
+    /// without one, nothing is sent until `resume()`.
     public func pause() throws(LivePushError) {
         try transition(.pause, emitting: [.paused])
-        session.withLock { $0 }?.setPaused(true)
+        if pushesPauseImage {
+            hooks.showStill(frameRate: config.pauseImageFrameRate)
+        } else {
+            session.withLock { $0 }?.setPaused(true)
+        }
     }
 
-    /// Continues from where `pause()` stopped, with continuous timestamps.
+    /// Continues from where `pause()` stopped, on a keyframe, with continuous timestamps.
     public func resume() throws(LivePushError) {
         try transition(.resume, emitting: [.resumed])
+        hooks.showStill(frameRate: nil)
         session.withLock { $0 }?.setPaused(false)
     }
 
@@ -161,8 +166,14 @@ public final class LivePusher: Sendable {
 
     /// A snapshot of the current (or last) push.
     public func stats() -> PushStats {
-        if let current = session.withLock({ $0 }) { return current.snapshot() }
+        if let current = session.withLock({ $0 }) { return snapshot(current) }
         return lastStats.withLock { $0 }
+    }
+
+    private func snapshot(_ session: PushSession) -> PushStats {
+        var stats = session.snapshot()
+        stats.pipeline = hooks.stats
+        return stats
     }
 
     /// Waits for the end of the current push and returns its final statistics, or throws
@@ -200,8 +211,10 @@ public final class LivePusher: Sendable {
             emit(.sdkError(cause))
         case .network(.poor):
             emit(.networkPoor)
+            adaptBitrate(.poor)
         case .network(.recovered):
             emit(.networkRecovered)
+            adaptBitrate(.recovered)
         case .failed(let error, let phase):
             switch phase {
             case .connecting: emit(.connectFailed(error))
@@ -218,7 +231,7 @@ public final class LivePusher: Sendable {
 
     private func finish(_ input: PushStateMachine.Input) {
         let final = session.withLock { current -> PushStats in
-            let stats = current?.snapshot() ?? PushStats()
+            let stats = current.map { snapshot($0) } ?? PushStats()
             current = nil
             return stats
         }
@@ -284,31 +297,37 @@ public final class LivePusher: Sendable {
     /// Polls the URL's expiry once a second while pushing; cheap, and the lead times are tens of seconds.
     private func startAuthTimer() {
         guard authWatcher.withLock({ $0.isWatching }) else { return }
-        let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
-        timer.schedule(deadline: .now(), repeating: .seconds(1))
-        timer.setEventHandler { [weak self] in self?.pollAuth() }
-        let handle = UncheckedTransfer<any DispatchSourceTimer>(value: timer)
-        authTimer.withLock {
-            $0?.value.cancel()
-            $0 = handle
-        }
-        timer.resume()
+        startTimer(every: .seconds(1), firstAfter: .zero) { $0.pollAuth() }
     }
 
     private func startStatsTimer() {
         guard config.statsInterval > .zero else { return }
+        startTimer(every: config.statsInterval) { pusher in
+            guard let current = pusher.session.withLock({ $0 }) else { return }
+            pusher.emit(.stats(pusher.snapshot(current)))
+        }
+    }
+
+    /// Keeps adaptive bitrate stepping while the network stays poor (or recovered).
+    private func startBitrateTimer() {
+        startTimer(every: .seconds(1)) { $0.adaptBitrate(.unchanged) }
+    }
+
+    private func adaptBitrate(_ condition: PipelineHooks.NetworkCondition) {
+        guard let change = hooks.adaptBitrate(condition, now: monotonicMicroseconds()) else { return }
+        emit(.videoBitrateChanged(from: change.from / 1000, to: change.to / 1000))
+    }
+
+    /// A repeating timer on the callback queue, cancelled when the push ends.
+    private func startTimer(every interval: Duration, firstAfter delay: Duration? = nil, _ body: @escaping @Sendable (LivePusher) -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
-        let interval = DispatchTimeInterval.microseconds(Int(config.statsInterval.nanoseconds / 1000))
-        timer.schedule(deadline: .now() + interval, repeating: interval)
+        let period = DispatchTimeInterval.microseconds(Int(interval.nanoseconds / 1000))
+        let first = DispatchTimeInterval.microseconds(Int((delay ?? interval).nanoseconds / 1000))
+        timer.schedule(deadline: .now() + first, repeating: period)
         timer.setEventHandler { [weak self] in
-            guard let self, let current = self.session.withLock({ $0 }) else { return }
-            self.emit(.stats(current.snapshot()))
+            if let self { body(self) }
         }
-        let handle = UncheckedTransfer<any DispatchSourceTimer>(value: timer)
-        statsTimer.withLock {
-            $0?.value.cancel()
-            $0 = handle
-        }
+        timers.withLock { $0.append(UncheckedTransfer(value: timer)) }
         timer.resume()
     }
 }

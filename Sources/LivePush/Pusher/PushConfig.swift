@@ -58,6 +58,13 @@ public struct PushConfig: Sendable {
     /// The wall clock that auth expiry is measured against (injectable for tests).
     public var wallClock: any WallClock = SystemWallClock()
 
+    /// An image (any format libavcodec decodes: PNG, JPEG, ...) pushed while paused, scaled
+    /// to the output size, with silent audio. Setting one makes the push encode its video and
+    /// audio (the image and the silence must share the stream's codec settings).
+    public var pauseImage: String?
+    /// Frames per second of the pause image: low, since the picture does not change.
+    public var pauseImageFrameRate: Double = 5
+
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)
 

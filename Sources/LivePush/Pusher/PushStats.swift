@@ -20,6 +20,8 @@ public struct PushStats: Sendable, Equatable {
     /// Packets waiting in the send queue, and how much media they hold (microseconds).
     public var queuedPackets = 0
     public var queuedDuration: Int64 = 0
+    /// What the raw-frame pipeline measured (zero for stream copy).
+    public var pipeline = PipelineStats()
 
     public init() {}
 }

@@ -1,0 +1,34 @@
+import CFFmpeg
+
+/// What the H.264 encoder is opened with, resolved from a source stream and the options.
+struct VideoEncoderSettings: Sendable, Equatable {
+    var width: Int
+    var height: Int
+    /// Output frames per second.
+    var frameRate: Double
+    var gopFrames: Int
+    var preset: String
+    /// Bit/s: where adaptive bitrate returns to, never goes under, and starts at.
+    var targetBitrate: Int
+    var minBitrate: Int
+    var initialBitrate: Int
+
+    init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
+        let size = options.outputSize ?? VideoSize(width: stream.width, height: stream.height)
+        guard size.width >= 2, size.height >= 2 else {
+            throw LivePushError(.transcodeFailed, "video size of \(stream.codecName) stream unknown")
+        }
+        width = size.width & ~1
+        height = size.height & ~1
+        let sourceRate = stream.frameRate > 0 && stream.frameRate <= 240 ? stream.frameRate : 25
+        frameRate = options.frameRate.map { min(max($0, 1), 240) } ?? sourceRate
+        gopFrames = max(1, Int((options.gopSeconds * frameRate).rounded()))
+        preset = options.preset
+        targetBitrate = options.resolvedVideoBitrate(width: width, height: height)
+        minBitrate = min(targetBitrate, options.minVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate / 4)
+        initialBitrate = min(max(options.initialVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate, minBitrate), targetBitrate)
+    }
+
+    /// Duration of one output frame, microseconds.
+    var frameDuration: Int64 { Int64((1_000_000 / frameRate).rounded()) }
+}

@@ -1,0 +1,52 @@
+/// Raw-frame processing: filters, the detector, the pause image.
+///
+/// Filters and detectors need decoded frames, so a push that has any when it starts (or a
+/// pause image, or ``MediaSourceOptions/encodeVideo``) decodes and re-encodes its video even
+/// when it could be stream-copied. Filters can then be added and removed while it runs.
+extension LivePusher {
+    /// Appends a filter to the chain; it is created before the next frame. On a push that
+    /// stream-copies its video this throws `invalidState`: start with a filter, or set
+    /// `config.media.encodeVideo`.
+    public func addFilter(_ filter: any VideoFilter) throws(LivePushError) {
+        if isPushing && !hooks.isEncodingVideo {
+            throw LivePushError(.invalidState, "this push copies its video; filters need config.media.encodeVideo = true")
+        }
+        hooks.filters.add(filter)
+    }
+
+    /// Removes a filter; it is destroyed after the frame it may be processing.
+    public func removeFilter(_ filter: any VideoFilter) {
+        hooks.filters.remove(filter)
+    }
+
+    public func removeAllFilters() {
+        hooks.filters.removeAll()
+    }
+
+    /// The filters in the order they run.
+    public var filters: [any VideoFilter] { hooks.filters.filters }
+
+    /// Sets (or, with nil, removes) the detector that receives read-only frames beside the filters.
+    public func setDetector(_ detector: (any FrameDetector)?) {
+        hooks.setDetector(detector)
+    }
+
+    /// How the next push opens its file: the app's options, plus encoding when filters, a
+    /// detector or a pause image need decoded frames.
+    var mediaOptions: MediaSourceOptions {
+        var options = config.media
+        if !hooks.filters.isEmpty || hooks.detector != nil { options.encodeVideo = true }
+        options.pauseImage = config.pauseImage
+        return options
+    }
+
+    /// Whether `pause()` sends the pause image (the push encodes its video) or nothing.
+    var pushesPauseImage: Bool { config.pauseImage != nil && hooks.isEncodingVideo }
+
+    private var isPushing: Bool {
+        switch state {
+        case .connecting, .pushing, .paused, .reconnecting: true
+        default: false
+        }
+    }
+}
