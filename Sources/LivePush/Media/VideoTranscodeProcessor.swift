@@ -80,8 +80,11 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     func finish(into out: inout [MediaPacket]) throws(LivePushError) {
+        let started = monotonicMicroseconds()
+        framesThisCall = 0
         try decoder.send(nil)
         while try decoder.receive() { try handle(decoder.frame, into: &out) }
+        measure(since: started)
         try encoder.finish(into: &out)
         filters.shutDown()
     }

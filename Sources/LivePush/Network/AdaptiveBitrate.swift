@@ -8,7 +8,7 @@ struct AdaptiveBitrate: Sendable, Equatable {
     let minimum: Int
     private(set) var current: Int
     private(set) var isCongested = false
-    private var lastChange: Int64 = .min
+    private var lastChange: Int64?
 
     static let downFactor = 0.7
     static let upFactor = 1.25
@@ -34,7 +34,7 @@ struct AdaptiveBitrate: Sendable, Equatable {
 
     /// Called about once a second: keeps stepping while the condition lasts.
     mutating func tick(now: Int64) -> Int? {
-        guard now - lastChange >= Self.hold else { return nil }
+        guard held(now) else { return nil }
         return step(down: isCongested, now: now)
     }
 
@@ -43,13 +43,18 @@ struct AdaptiveBitrate: Sendable, Equatable {
         if down {
             next = max(minimum, Self.roundedToKbps(Double(current) * Self.downFactor))
         } else {
-            guard now - lastChange >= Self.hold else { return nil }
+            guard held(now) else { return nil }
             next = min(target, Self.roundedToKbps(Double(current) * Self.upFactor))
         }
         guard next != current else { return nil }
         current = next
         lastChange = now
         return next
+    }
+
+    /// Whether the last change is at least `hold` old.
+    private func held(_ now: Int64) -> Bool {
+        lastChange.map { now - $0 >= Self.hold } ?? true
     }
 
     private static func roundedToKbps(_ value: Double) -> Int { Int((value / 1000).rounded()) * 1000 }

@@ -1,0 +1,226 @@
+import Foundation
+import LivePush
+import LivePushLoopback
+import XCTest
+
+/// The raw-frame pipeline pushed for real: filters, the detector, the pause image, encoder
+/// settings and low-performance warnings, checked in what nginx recorded by decoding it.
+final class FilterPipelineTests: XCTestCase {
+    private var server: NginxRTMPServer!
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
+        server = try NginxRTMPServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+
+    private func realTimeConfig() -> PushConfig {
+        var config = PushConfig()
+        config.pacing = .realTime
+        config.statsInterval = .zero
+        return config
+    }
+
+    private func decode(_ stream: String) async throws -> (DecodedVideo, FFProbe) {
+        let recording = try await server.awaitRecording(stream: stream)
+        let probe = try FFProbe.run(recording)
+        probe.assertWellFormed()
+        let video = try DecodedVideo.luma(recording, width: probe.videoStream?.width ?? 640,
+                                          height: probe.videoStream?.height ?? 360)
+        return (video, probe)
+    }
+
+    func testFilterPatternReachesTheServer() async throws {
+        let pusher = LivePusher(config: PushHelpers.fastConfig())
+        try pusher.addFilter(CheckerboardFilter())
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "pattern"))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error)
+        XCTAssertEqual(run.eventNames.filter { $0.hasPrefix("filter") }, ["filterCreated", "filterDestroyed"])
+        XCTAssertEqual(run.stats.pipeline.filteredFrames, 100)
+
+        let (video, probe) = try await decode("pattern")
+        XCTAssertEqual(video.frames.count, 100)
+        XCTAssertEqual(probe.videoStream?.codecName, "h264")
+        let painted = video.frames.indices.filter { CheckerboardFilter.isVisible(in: video, frame: $0) }
+        XCTAssertEqual(painted.count, 100, "every frame carries the filter's pattern")
+    }
+
+    func testAddingAndRemovingAFilterWhilePushing() async throws {
+        var config = realTimeConfig()
+        config.media.encodeVideo = true
+        let pusher = LivePusher(config: config)
+        let counter = FrameCounterFilter()
+        try pusher.addFilter(counter)
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "addremove"))
+        let painter = CheckerboardFilter()
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(30)) { pusher in
+            await counter.awaitFrame(25)
+            try pusher.addFilter(painter)
+            await counter.awaitFrame(60)
+            pusher.removeFilter(painter)
+        }
+        XCTAssertNil(run.error)
+        XCTAssertEqual(run.events.compactMap { if case .filterCreated(let n) = $0 { n } else { nil } },
+                       ["FrameCounterFilter", "CheckerboardFilter"])
+
+        let (video, _) = try await decode("addremove")
+        XCTAssertEqual(video.frames.count, 100)
+        let painted = video.frames.indices.filter { CheckerboardFilter.isVisible(in: video, frame: $0) }
+        let first = try XCTUnwrap(painted.first, "the added filter never showed")
+        let last = try XCTUnwrap(painted.last)
+        XCTAssertEqual(painted.count, last - first + 1, "one contiguous run of filtered frames: \(painted)")
+        XCTAssertTrue((25...40).contains(first), "filter added after frame 25 showed from frame \(first)")
+        XCTAssertTrue((59...75).contains(last), "filter removed after frame 60 showed until frame \(last)")
+    }
+
+    func testFilterThatThrowsIsRemovedAndThePushGoesOn() async throws {
+        let pusher = LivePusher(config: PushHelpers.fastConfig())
+        let failing = FailingFilter(failAt: 10)
+        try pusher.addFilter(failing)
+        try pusher.addFilter(CheckerboardFilter())
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "throwing"))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error, "a failing filter does not end the push")
+        let failure = run.events.compactMap { if case .filterFailed(let name, let e) = $0 { (name, e) } else { nil } }
+        XCTAssertEqual(failure.count, 1)
+        XCTAssertEqual(failure.first?.0, "FailingFilter")
+        XCTAssertEqual(failure.first?.1.code, .filterFailed)
+        XCTAssertEqual(failure.first?.1.code.rawValue, 0x3003_0201)
+        XCTAssertTrue(failure.first?.1.message.contains("boom") ?? false)
+        XCTAssertEqual(failing.log.withLock { $0 }, ["create 640x360", "destroy"])
+        XCTAssertFalse(pusher.filters.contains { $0 === failing }, "removed from the chain")
+
+        let (video, _) = try await decode("throwing")
+        XCTAssertEqual(video.frames.count, 100, "no frame lost to the failure")
+        XCTAssertEqual(video.frames.indices.filter { CheckerboardFilter.isVisible(in: video, frame: $0) }.count, 100,
+                       "the next filter kept working")
+    }
+
+    func testDetectorSeesFramesBeforeTheFilters() async throws {
+        let pusher = LivePusher(config: realTimeConfig())
+        let detector = RecordingDetector()
+        pusher.setDetector(detector)
+        try pusher.addFilter(CheckerboardFilter())
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "detector"))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(30))
+        XCTAssertNil(run.error)
+        let corners = detector.corners.withLock { $0 }
+        // Real time leaves the detector 40 ms per frame; it may skip some, never most.
+        XCTAssertGreaterThan(corners.count, 50, "detector received \(corners.count) of 100 frames")
+        XCTAssertFalse(corners.contains(235), "the detector saw a filtered picture")
+        let (video, _) = try await decode("detector")
+        XCTAssertTrue(CheckerboardFilter.isVisible(in: video, frame: 50), "the filter still applied to what was sent")
+    }
+
+    func testEncoderSettingsSizeFrameRateAndGOP() async throws {
+        var config = PushHelpers.fastConfig()
+        config.media.outputSize = VideoSize(width: 320, height: 180)
+        config.media.frameRate = 15
+        config.media.gopSeconds = 1
+        config.media.videoBitrateKbps = 300
+        let run = try await PushHelpers.push(file: TestMedia.path(.h264AAC), url: server.url(stream: "settings"), config: config)
+        XCTAssertNil(run.error)
+        XCTAssertEqual(run.stats.pipeline.encoderBitrate, 300_000)
+        let recording = try await server.awaitRecording(stream: "settings")
+        let probe = try FFProbe.run(recording)
+        probe.assertWellFormed()
+        XCTAssertEqual(probe.videoStream?.width, 320)
+        XCTAssertEqual(probe.videoStream?.height, 180)
+        let video = probe.videoPackets
+        XCTAssertEqual(Double(video.count), 60, accuracy: 2, "4 s at 15 fps")
+        let keyframes = video.indices.filter { video[$0].isKeyframe }
+        XCTAssertEqual(Array(keyframes.prefix(4)), [0, 15, 30, 45], "a keyframe every second")
+        let intervals = zip(video.dropFirst(), video).compactMap { a, b in a.ptsTime.flatMap { t in b.ptsTime.map { t - $0 } } }
+        XCTAssertEqual(intervals.max() ?? 0, 1.0 / 15, accuracy: 0.002, "constant frame rate")
+    }
+
+    func testPauseImageIsPushedWhilePaused() async throws {
+        let dir = try TestMedia.makeTemporaryDirectory(prefix: "pause-image")
+        defer { TestMedia.removeTemporaryDirectory(dir) }
+        let image = dir.appendingPathComponent("paused.png").path
+        // Solid light grey (Y 195 in yuv420p, 208 once ffmpeg expands it to full-range gray),
+        // unlike any frame of the test pattern; 16:9 like the stream, so no letterbox bars.
+        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=0xD0D0D0:s=320x180",
+                                                    "-frames:v", "1", "-y", image])
+        XCTAssertTrue(made.succeeded, made.summary)
+
+        var config = realTimeConfig()
+        config.pauseImage = image
+        config.pauseImageFrameRate = 5
+        let pusher = LivePusher(config: config)
+        let counter = FrameCounterFilter()
+        try pusher.addFilter(counter)
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "paused"))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(30)) { pusher in
+            await counter.awaitFrame(40)
+            try pusher.pause()
+            // The pause's length is the input under test, not a synchronisation.
+            try await Task.sleep(for: .seconds(2))
+            try pusher.resume()
+        }
+        XCTAssertNil(run.error)
+
+        let (video, probe) = try await decode("paused")
+        let still = video.frames.indices.filter { video.deviation($0) < 4 && abs(video.mean($0, x: 0, y: 0, w: 640, h: 360) - 208) < 8 }
+        XCTAssertTrue((8...12).contains(still.count), "2 s at 5 fps of the pause image, got \(still.count)")
+        let first = try XCTUnwrap(still.first), last = try XCTUnwrap(still.last)
+        XCTAssertEqual(still.count, last - first + 1, "the image frames are contiguous")
+        XCTAssertTrue((38...50).contains(first), "paused after frame 40, image from frame \(first)")
+        XCTAssertEqual(video.frames.count, 100 + still.count, "no source frame lost")
+
+        let packets = probe.videoPackets
+        XCTAssertTrue(packets[first].isKeyframe, "the image starts on a keyframe")
+        XCTAssertTrue(packets[last + 1].isKeyframe, "the source resumes on a keyframe")
+        let times = packets.compactMap(\.ptsTime)
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        XCTAssertLessThanOrEqual(gaps.max() ?? 1, 0.21, "timestamps continue through the pause")
+        XCTAssertGreaterThan(gaps.min() ?? 0, 0)
+        XCTAssertEqual(probe.presentationSpan, 4 + Double(still.count) / 5, accuracy: 0.25)
+
+        // Silent audio under the image, the source's tones around it.
+        let samples = try DecodedAudio.samples(try await server.awaitRecording(stream: "paused"))
+        let start = times[first] + 0.1, end = times[last] + 0.1
+        let pausedAudio = samples[Int(start * 8000)..<Int(end * 8000)]
+        let before = samples[Int((times[first] - 1) * 8000)..<Int((times[first] - 0.2) * 8000)]
+        XCTAssertLessThan(DecodedAudio.rms(pausedAudio), 0.01, "silence while paused")
+        XCTAssertGreaterThan(DecodedAudio.rms(before), 0.05, "the source's tone before the pause")
+    }
+
+    func testSlowFilterRaisesLowPerformanceOnce() async throws {
+        var config = PushHelpers.fastConfig()
+        config.media.outputSize = VideoSize(width: 160, height: 90)
+        let pusher = LivePusher(config: config)
+        // 70 ms a frame: at most 14 fps of the 25 wanted, under the 70% (17.5 fps) line.
+        try pusher.addFilter(SlowFilter(delay: .milliseconds(70)))
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "slow"))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error, "a slow pipeline is a warning, not a failure")
+        let warnings = run.events.compactMap { if case .sdkError(let e) = $0, e.code == .lowPerformance { e } else { nil } }
+        XCTAssertEqual(warnings.count, 1, "one warning per episode")
+        XCTAssertEqual(warnings.first?.code.rawValue, 805_438_211)
+        XCTAssertEqual(run.stats.pipeline.lowPerformanceEpisodes, 1)
+        XCTAssertLessThan(run.stats.pipeline.encoderCapacityFPS, 17.5)
+        let recording = try await server.awaitRecording(stream: "slow")
+        XCTAssertEqual(try FFProbe.run(recording).videoPackets.count, 100)
+    }
+
+    func testFastPipelineRaisesNoLowPerformanceWarning() async throws {
+        var config = PushHelpers.fastConfig()
+        config.media.encodeVideo = true
+        let run = try await PushHelpers.push(file: TestMedia.path(.h264AAC), url: server.url(stream: "quick"), config: config)
+        XCTAssertNil(run.error)
+        XCTAssertFalse(run.events.contains { $0.error?.code == .lowPerformance })
+        XCTAssertGreaterThan(run.stats.pipeline.encoderCapacityFPS, 25)
+    }
+}
