@@ -97,8 +97,10 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         shift = 0
         resumeAt = nil
         // Encoders cannot restart their timeline; a fresh one is cheap and keeps the same SPS/PPS.
+        // It continues at the rate adaptive bitrate had reached: looping is not a network change.
+        let bitrate = encoder.bitrate
         encoder = try H264Encoder(settings: settings)
-        hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
+        encoder.setBitrate(bitrate)
     }
 
     /// Encodes the pause image for `duration` microseconds (one frame). False without an image.
@@ -170,13 +172,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     private func encode(_ frame: VideoFrame, at time: Int64, keyframe: Bool, into out: inout [MediaPacket]) throws(LivePushError) {
-        if let request = hooks.takeBitrateRequest() {
-            encoder.setBitrate(request)
-            hooks.update {
-                $0.encoderBitrate = request
-                $0.bitrateChanges += 1
-            }
-        }
+        if let request = hooks.takeBitrateRequest() { encoder.setBitrate(request) }
         var picture = frame.storage.frame
         if !scaler.fits(picture) { picture = try scaler.scale(picture) }
         try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)

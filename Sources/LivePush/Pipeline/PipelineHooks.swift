@@ -88,6 +88,13 @@ final class PipelineHooks: Sendable {
             guard let next else { return nil }
             state.pending = next
             return (from, next)
+        }.map { change in
+            // Counted when decided, like the event; the encoder applies it at its next frame.
+            update {
+                $0.encoderBitrate = change.to
+                $0.bitrateChanges += 1
+            }
+            return change
         }
     }
 
