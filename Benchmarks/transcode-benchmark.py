@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Transcode push: `livepush push --fast --transcode` (plain, and with the beauty filter) against
+`ffmpeg -c:v libx264 -preset veryfast -tune zerolatency` with the same bitrate and GOP, into the
+same local nginx-rtmp. Reports encoded frames per second (frames / wall time), CPU and RSS.
+
+Targets (issue 5): livepush fps >= 1.1 x ffmpeg's (decode, filter and encode overlap on 2
+cores); the beauty filter costs <= 15% over the unfiltered run (for scale, ffmpeg's
+`hqdn3d,eq` is also measured).
+
+Reuses push-benchmark.py's input generation, nginx and measurement. Stdlib only.
+"""
+
+import argparse
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_spec = importlib.util.spec_from_file_location("push_benchmark", os.path.join(HERE, "push-benchmark.py"))
+pb = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pb)
+
+FPS_RATIO_TARGET = 1.10
+BEAUTY_OVERHEAD_TARGET = 0.15
+
+BITRATE_KBPS = 2500
+GOP_SECONDS = 2
+FPS = 30
+
+
+def commands(tool, livepush, ffmpeg, src, url):
+    gop = str(GOP_SECONDS * FPS)
+    livepush_base = [livepush, "push", src, url, "--fast", "--transcode", "--preset", "veryfast",
+                     "--target-bitrate", str(BITRATE_KBPS), "--gop", str(GOP_SECONDS), "--no-adaptive-bitrate",
+                     "--audio-bitrate", "128"]
+    ffmpeg_base = [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-i", src]
+    ffmpeg_enc = ["-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-pix_fmt", "yuv420p",
+                  "-b:v", "%dk" % BITRATE_KBPS, "-maxrate", "%dk" % BITRATE_KBPS, "-bufsize", "%dk" % BITRATE_KBPS,
+                  "-g", gop, "-bf", "0", "-c:a", "aac", "-b:a", "128k", "-f", "flv", url]
+    return {
+        "livepush": livepush_base,
+        "livepush+beauty": livepush_base + ["--filter", "beauty=0.6"],
+        "ffmpeg": ffmpeg_base + ffmpeg_enc,
+        "ffmpeg+hqdn3d,eq": ffmpeg_base + ["-vf", "hqdn3d,eq=brightness=0.03"] + ffmpeg_enc,
+    }[tool]
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--livepush", default=os.path.join(pb.REPO, ".build", "release", "livepush"))
+    p.add_argument("--ffmpeg", default="ffmpeg")
+    p.add_argument("--ffprobe", default="ffprobe")
+    p.add_argument("--nginx", default=pb.DEFAULT_NGINX)
+    p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
+    p.add_argument("--duration", type=float, default=20.0, help="seconds of 1280x720p30 input (default 20)")
+    p.add_argument("--runs", type=int, default=3, help="runs per tool, alternating (default 3)")
+    args = p.parse_args(argv)
+
+    ffmpeg, ffprobe, livepush = pb.resolve(args.ffmpeg), pb.resolve(args.ffprobe), pb.resolve(args.livepush)
+    if ffmpeg is None or livepush is None:
+        raise pb.BenchError("need ffmpeg and a release livepush (swift build -c release): %s" % args.livepush)
+    src = pb.generate_input(ffmpeg, args.duration)
+    frames = int(round(args.duration * FPS))
+    tools = ["livepush", "ffmpeg", "livepush+beauty", "ffmpeg+hqdn3d,eq"]
+    log_dir = os.path.join(pb.WORK, "logs", "transcode-" + time.strftime("%Y%m%d-%H%M%S"))
+    nginx = pb.Nginx(args.nginx, args.rtmp_module)
+    runs = []
+    try:
+        nginx.start()
+        print("\n".join([
+            "LivePush transcode benchmark",
+            "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
+            "host:      %d CPUs" % (os.cpu_count() or 0),
+            "input:     %s" % os.path.relpath(src, pb.REPO),
+            "           %s" % pb.describe_input(ffprobe, src),
+            "encode:    H.264 libx264 veryfast zerolatency, %d kbit/s CBR-ish, GOP %d s, AAC 128k" % (BITRATE_KBPS, GOP_SECONDS),
+            "server:    nginx-rtmp on 127.0.0.1:%d" % nginx.port,
+        ]), flush=True)
+        counter = 0
+        for i in range(1, args.runs + 1):
+            for tool in tools:
+                counter += 1
+                stream = "transcode-%d" % counter
+                run = pb.Run("transcode", tool.replace(",", "_"), i, stream, commands(tool, livepush, ffmpeg, src, nginx.url(stream)))
+                run.tool = tool
+                pb.log("run %d/%d %s ..." % (i, args.runs, tool))
+                pb.measure(run, 10 * args.duration + 60, log_dir)
+                run.published = ("publish: name='%s'" % stream) in nginx.log_text()
+                if not run.ok:
+                    pb.log("  FAILED: %s\n%s" % (" ".join(run.cmd), run.stderr_tail))
+                runs.append(run)
+    finally:
+        nginx.cleanup()
+
+    med = {}
+    lines = ["", "%-18s %4s %8s %8s %8s %9s" % ("median (ok runs)", "n", "wall s", "fps", "cpu s", "RSS MiB"), "-" * 60]
+    for tool in tools:
+        good = [r for r in runs if r.tool == tool and r.ok]
+        wall = pb.median([r.wall for r in good])
+        med[tool] = {"wall": wall, "fps": frames / wall if wall else None,
+                     "cpu": pb.median([r.cpu for r in good]), "rss": pb.median([r.rss_mib for r in good])}
+        m = med[tool]
+        lines.append("%-18s %4d %8s %8s %8s %9s" % (tool, len(good), pb.fmt(m["wall"]), pb.fmt(m["fps"], "%.1f"),
+                                                  pb.fmt(m["cpu"]), pb.fmt(m["rss"], "%.1f")))
+    fps_ratio = pb.ratio(med["livepush"]["fps"], med["ffmpeg"]["fps"])
+    beauty = pb.ratio(med["livepush+beauty"]["wall"], med["livepush"]["wall"])
+    ffmpeg_filters = pb.ratio(med["ffmpeg+hqdn3d,eq"]["wall"], med["ffmpeg"]["wall"])
+    lines += ["", "targets:"]
+    verdict = lambda ok: "n/a" if ok is None else ("PASS" if ok else "MISS")
+    lines.append("  %-44s %8s  %s" % ("fps livepush / ffmpeg >= %.2f" % FPS_RATIO_TARGET, pb.fmt(fps_ratio),
+                                      verdict(None if fps_ratio is None else fps_ratio >= FPS_RATIO_TARGET)))
+    overhead = None if beauty is None else beauty - 1
+    lines.append("  %-44s %7s%%  %s" % ("beauty filter overhead <= %d%%" % (BEAUTY_OVERHEAD_TARGET * 100),
+                                        pb.fmt(None if overhead is None else overhead * 100, "%.1f"),
+                                        verdict(None if overhead is None else overhead <= BEAUTY_OVERHEAD_TARGET)))
+    lines.append("  %-44s %7s%%  (for scale)" % ("ffmpeg hqdn3d,eq overhead",
+                                                pb.fmt(None if ffmpeg_filters is None else (ffmpeg_filters - 1) * 100, "%.1f")))
+    print("\n".join(lines), flush=True)
+    return 0 if all(r.ok for r in runs) else 1
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except (pb.BenchError, subprocess.CalledProcessError) as exc:
+        pb.log("error: %s" % exc)
+        sys.exit(2)

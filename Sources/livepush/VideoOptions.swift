@@ -1,0 +1,112 @@
+import ArgumentParser
+import LivePush
+
+/// The raw-frame pipeline's options of `livepush push`: filters, encoder settings, pause image.
+struct VideoOptions: ParsableArguments {
+    @Option(name: .customLong("filter"), help: ArgumentHelp(
+        "Add a video filter: beauty[=STRENGTH] (skin smoothing and whitening, strength 0-1, default 0.5). Repeatable.",
+        valueName: "NAME[=VALUE]"))
+    var filters: [FilterSpec] = []
+
+    @Option(help: ArgumentHelp("Overlay a PNG (with alpha) in the top-right corner.", valueName: "PNG"))
+    var watermark: String?
+
+    @Option(name: .customLong("watermark-position"), help: "top-left, top-right, bottom-left, bottom-right or center.")
+    var watermarkPosition: WatermarkPlacement = .topRight
+
+    @Option(name: .customLong("video-size"), help: ArgumentHelp("Encoded picture size.", valueName: "WxH"))
+    var videoSize: VideoSize?
+
+    @Option(help: "Encoded frames per second (frames are dropped or repeated to fit).")
+    var fps: Double?
+
+    @Option(help: "Seconds between keyframes when encoding.")
+    var gop: Double?
+
+    @Option(help: "libx264 preset: ultrafast, superfast, veryfast, faster, fast, medium, ...")
+    var preset: String?
+
+    @Option(name: .customLong("target-bitrate"), help: "Video bitrate in kbit/s that adaptive bitrate returns to.")
+    var targetBitrate: Int?
+
+    @Option(name: .customLong("min-bitrate"), help: "Video bitrate in kbit/s adaptive bitrate never goes below.")
+    var minBitrate: Int?
+
+    @Flag(name: .customLong("no-adaptive-bitrate"), help: "Keep the video bitrate fixed when the network is poor.")
+    var fixedBitrate = false
+
+    @Option(name: .customLong("pause-image"), help: ArgumentHelp("Image pushed while paused (SIGUSR1 pauses and resumes).",
+                                                            valueName: "IMAGE"))
+    var pauseImage: String?
+
+    func validate() throws {
+        if let fps, !(1...240).contains(fps) { throw ValidationError("--fps must be between 1 and 240") }
+        if let gop, gop <= 0 || gop > 60 { throw ValidationError("--gop must be between 0 and 60 seconds") }
+        if let t = targetBitrate, t <= 0 { throw ValidationError("--target-bitrate must be positive") }
+        if let m = minBitrate, m <= 0 { throw ValidationError("--min-bitrate must be positive") }
+        if let t = targetBitrate, let m = minBitrate, m > t { throw ValidationError("--min-bitrate must not exceed --target-bitrate") }
+        let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        if let preset, !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", "))") }
+    }
+
+    /// Whether any option needs the video decoded and encoded.
+    var needsEncoding: Bool {
+        !filters.isEmpty || watermark != nil || videoSize != nil || fps != nil || gop != nil || preset != nil
+            || targetBitrate != nil || minBitrate != nil || pauseImage != nil
+    }
+
+    func apply(to config: inout PushConfig) {
+        if needsEncoding { config.media.encodeVideo = true }
+        if let videoSize { config.media.outputSize = videoSize }
+        if let fps { config.media.frameRate = fps }
+        if let gop { config.media.gopSeconds = gop }
+        if let preset { config.media.preset = preset }
+        if let targetBitrate { config.media.videoBitrateKbps = targetBitrate }
+        if let minBitrate { config.media.minVideoBitrateKbps = minBitrate }
+        config.media.adaptiveBitrate = !fixedBitrate
+        config.pauseImage = pauseImage
+    }
+
+    /// The filters to add, in order: the named ones, then the watermark on top.
+    func makeFilters() throws(LivePushError) -> [any VideoFilter] {
+        var made: [any VideoFilter] = filters.map { spec in BeautyFilter(strength: spec.strength) }
+        if let watermark {
+            made.append(try WatermarkFilter(path: watermark, position: watermarkPosition.position))
+        }
+        return made
+    }
+}
+
+/// `--filter beauty` or `--filter beauty=0.7`.
+struct FilterSpec: ExpressibleByArgument {
+    let strength: Double
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.first == "beauty" else { return nil }
+        if parts.count == 2 {
+            guard let value = Double(parts[1]), (0...1).contains(value) else { return nil }
+            strength = value
+        } else {
+            strength = 0.5
+        }
+    }
+}
+
+extension VideoSize: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+enum WatermarkPlacement: String, ExpressibleByArgument, CaseIterable {
+    case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right", center
+
+    var position: WatermarkFilter.Position {
+        switch self {
+        case .topLeft: .topLeft
+        case .topRight: .topRight
+        case .bottomLeft: .bottomLeft
+        case .bottomRight: .bottomRight
+        case .center: .center
+        }
+    }
+}
