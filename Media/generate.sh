@@ -67,4 +67,14 @@ echo "generate: sample-video-only.mp4"
   -map 0:v "${H264_COMMON[@]}" -profile:v main -bf 0 -b:v 200k -maxrate 200k -bufsize 400k \
   "${BITEXACT[@]}" -movflags +faststart "$OUT/sample-video-only.mp4"
 
+echo "generate: watermark.png"
+# 160x48 RGBA overlay for WatermarkFilter and the CLI: a translucent dark pill (alpha 140) with
+# an opaque white play triangle and signal bars, fully transparent around it.
+WM_PILL="lte(hypot(max(abs(X-79.5)-56,0),abs(Y-23.5)),22)"
+WM_ICON="between(X,18,42)*lte(abs(Y-23.5),(42-X)/2)"
+for i in 0 1 2 3 4; do WM_ICON+="+between(X,$((56 + 18 * i)),$((66 + 18 * i)))*between(Y,$((30 - 5 * i)),36)"; done
+"${FF[@]}" -f lavfi -i "color=black:s=160x48" -frames:v 1 \
+  -vf "format=rgba,geq=r='if(${WM_ICON},255,24)':g='if(${WM_ICON},255,24)':b='if(${WM_ICON},255,32)':a='if(${WM_ICON},255,if(${WM_PILL},140,0))'" \
+  "${BITEXACT[@]}" "$OUT/watermark.png"
+
 echo "generate: done ($(du -ch "$OUT"/sample* | tail -1 | cut -f1) total)"
