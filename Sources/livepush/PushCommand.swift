@@ -57,6 +57,9 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("auth-ttl"), help: "Seconds each signed URL is valid (with --auth-key).")
     var authTTL = 3600
 
+    @OptionGroup(title: "Background music (re-encodes the audio)")
+    var music: BGMOptions
+
     @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
     var record: String?
 
@@ -82,6 +85,7 @@ struct PushCommand: AsyncParsableCommand {
         config.media.forceTranscode = transcode
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
+        music.apply(to: &config)
         let showProgress = !json && ProgressBar.isTerminal
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
 
@@ -103,6 +107,11 @@ struct PushCommand: AsyncParsableCommand {
 
         let pusher = LivePusher(config: config)
         let events = pusher.events()
+        do {
+            try music.start(on: pusher)
+        } catch {
+            throw fail(error)
+        }
         let signer = authKey.map { AuthKeySigner(privateKey: $0) }
         do {
             let url = try signer?.sign(target, validFor: .seconds(authTTL)) ?? target
@@ -115,6 +124,7 @@ struct PushCommand: AsyncParsableCommand {
 
         let started = ContinuousClock.now
         let bar = ProgressBar()
+        var musicStatus = ""
         for await event in events {
             if case .pushURLAuthenticationOverdue = event, let signer {
                 // Re-sign: the next connect uses the new URL, the current stream goes on.
@@ -126,9 +136,11 @@ struct PushCommand: AsyncParsableCommand {
             }
             if json {
                 emitLine(EventFormatter.json(event, at: ContinuousClock.now - started))
+            } else if showProgress, let status = BGMOptions.status(event) {
+                musicStatus = status  // shown in the progress line, not a line per second
             } else if case .stats(let stats) = event {
                 if showProgress {
-                    Console.error("\r\u{1B}[2K" + bar.render(stats, loops: config.looping))
+                    Console.error("\r\u{1B}[2K" + bar.render(stats, loops: config.looping) + musicStatus)
                 } else {
                     emitLine(EventFormatter.text(event))
                 }

@@ -122,17 +122,32 @@ final class FileMediaSource: MediaSource {
 
     /// Feeds one demuxed packet to its processor; at the end of the file, flushes them.
     private func pump() throws(LivePushError) {
+        let produced = queue.count
         guard try demuxer.read() else {
             reachedEnd = true
             try video?.finish(into: &queue)
+            try generateAudio(after: produced)
             try audio?.finish(into: &queue)
             return
         }
         let index = demuxer.packet.pointee.stream_index
         if let video, video.streamIndex == index {
             try video.process(demuxer.packet, into: &queue)
+            try generateAudio(after: produced)
         } else if let audio, audio.streamIndex == index {
             try audio.process(demuxer.packet, into: &queue)
         }
+    }
+
+    /// A generated audio track (video-only source in mixing mode) follows the video packets
+    /// appended from `start` on, up to the end of the latest frame.
+    private func generateAudio(after start: Int) throws(LivePushError) {
+        guard let generated = audio as? GeneratedAudioProcessor else { return }
+        var first: Int64?, end: Int64?
+        for packet in queue[start...] where packet.kind == .video {
+            first = min(first ?? packet.pts, packet.pts)
+            end = max(end ?? .min, packet.pts + max(packet.duration, 1))
+        }
+        if let first, let end { try generated.follow(videoUntil: end, start: first, into: &queue) }
     }
 }

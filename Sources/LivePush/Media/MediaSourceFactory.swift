@@ -31,12 +31,17 @@ public enum MediaSourceFactory {
             }
         }
         var audio: (any AudioPacketProcessor)?
+        // Mixing mode (BGM or effects playing at start, or `audioMixing`): the audio is encoded,
+        // and a video-only source gets a generated track for the music to play on.
+        let mixing = options.audioMixing || hooks.audio.hasSources
         if let stream = audioStream {
-            if stream.isAAC && !options.needsAudioEncoding {
+            if stream.isAAC && !options.needsAudioEncoding && !mixing {
                 audio = AudioCopyProcessor(stream: stream)
             } else {
-                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options)
+                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, mixer: hooks.audio)
             }
+        } else if mixing && video != nil {
+            audio = try GeneratedAudioProcessor(options: options, mixer: hooks.audio)
         }
         return try FileMediaSource(demuxer: demuxer, video: video, audio: audio, hooks: hooks)
     }

@@ -35,13 +35,17 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// Decode and encode the video even when it could be copied: filters, detectors and
     /// adaptive bitrate work only on encoded video. Set by the pusher when it needs it.
     public var encodeVideo = false
+    /// Re-encode the audio so background music and sound effects can be mixed into it, and give
+    /// a video-only source a generated audio track. A push is also in mixing mode when music or
+    /// effects are playing at `start`; set this to start music later in a push of copyable AAC.
+    public var audioMixing = false
     /// Image pushed while paused (set by the pusher from ``PushConfig/pauseImage``).
     var pauseImage: String?
 
     /// Whether any option needs the video decoded and encoded even when it could be copied.
     var needsVideoEncoding: Bool { forceTranscode || encodeVideo || outputSize != nil || frameRate != nil || pauseImage != nil }
     /// Whether the audio must be re-encoded: silence under a pause image is encoded.
-    var needsAudioEncoding: Bool { forceTranscode || pauseImage != nil }
+    var needsAudioEncoding: Bool { forceTranscode || pauseImage != nil || audioMixing }
 
     /// The video bitrate (bit/s) to encode a `width`×`height` picture at.
     func resolvedVideoBitrate(width: Int, height: Int) -> Int {

@@ -6,6 +6,8 @@ import Synchronization
 /// from the app's threads while the pipeline thread reads it.
 final class PipelineHooks: Sendable {
     let filters = FilterChain()
+    /// BGM, sound effects and volumes, mixed into the audio of every push (see ``AudioMixer``).
+    let audio = AudioMixer()
     private let detectorTap = Mutex<DetectorTap?>(nil)
     /// Adaptive bitrate (nil until an encoding push starts) and the bitrate (bit/s) the
     /// encoder should switch to at its next frame.

@@ -65,6 +65,10 @@ public struct PushConfig: Sendable {
     /// Frames per second of the pause image: low, since the picture does not change.
     public var pauseImageFrameRate: Double = 5
 
+    /// An http(s) background music or sound effect that delivers no data for this long ends with
+    /// `bgmDownloadTimeout` (0x30010502); the push goes on without it.
+    public var bgmDownloadTimeout: Duration = .seconds(5)
+
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)
 

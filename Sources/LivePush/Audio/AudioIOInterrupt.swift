@@ -1,0 +1,44 @@
+import CFFmpeg
+import Synchronization
+
+/// libavformat's interrupt callback for a BGM or effect source: aborts blocking I/O when
+/// the player is stopped, or when a network read makes no progress before its deadline
+/// (the download timeout). libavformat polls it while it waits on a socket.
+final class AudioIOInterrupt: Sendable {
+    private let deadline = Atomic<Int64>(.max)
+    private let cancelled = Atomic<Bool>(false)
+    private let expired = Atomic<Bool>(false)
+
+    /// Gives the next blocking call until now + `micros`.
+    func arm(micros: Int64) {
+        expired.store(false, ordering: .relaxed)
+        deadline.store(monotonicMicroseconds() + micros, ordering: .relaxed)
+    }
+
+    func disarm() { deadline.store(.max, ordering: .relaxed) }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Whether the last interruption was the deadline passing.
+    var didExpire: Bool { expired.load(ordering: .relaxed) }
+
+    fileprivate func shouldInterrupt() -> Bool {
+        if cancelled.load(ordering: .relaxed) { return true }
+        if monotonicMicroseconds() > deadline.load(ordering: .relaxed) {
+            expired.store(true, ordering: .relaxed)
+            return true
+        }
+        return false
+    }
+
+    /// The callback for `AVFormatContext.interrupt_callback`; valid while this object lives
+    /// (the decoder that installs it keeps it).
+    var callback: AVIOInterruptCB {
+        AVIOInterruptCB(callback: { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<AudioIOInterrupt>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+        }, opaque: Unmanaged.passUnretained(self).toOpaque())
+    }
+}
