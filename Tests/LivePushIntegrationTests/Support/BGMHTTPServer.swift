@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback HTTP server for BGM tests: serves files from a directory, and stalls on cue.
+///
+/// - `GET /NAME` sends the file with a Content-Length;
+/// - `GET /stall/NAME` sends the headers and the first `stallAfterBytes` bytes, then nothing
+///   (the connection stays open until `stop()`);
+/// - `GET /silent/NAME` accepts the request and never answers.
+///
+/// Plain POSIX sockets and one thread per connection; `stop()` closes every socket and is
+/// idempotent (also run from `deinit`).
+final class BGMHTTPServer: @unchecked Sendable {
+    let port: UInt16
+    let directory: URL
+    let stallAfterBytes: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var clients: Set<Int32> = []
+    private var stopped = false
+
+    init(directory: URL, stallAfterBytes: Int = 48_000) throws {
+        self.directory = directory
+        self.stallAfterBytes = stallAfterBytes
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TimeoutError(what: "socket: \(errno)") }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw TimeoutError(what: "bind/listen: \(errno)")
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: addr.sin_port)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "BGMHTTPServer"
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    func stop() {
+        lock.lock()
+        let wasStopped = stopped
+        stopped = true
+        let open = clients
+        clients = []
+        lock.unlock()
+        if wasStopped { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in open {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+        }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return  // closed by stop()
+            }
+            lock.lock()
+            if stopped {
+                lock.unlock()
+                close(fd)
+                return
+            }
+            clients.insert(fd)
+            lock.unlock()
+            let thread = Thread { [self] in serve(fd) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        var request = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !request.containsHeaderEnd {
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return finish(fd) }
+            request += buffer[0..<n]
+        }
+        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
+        guard line.count >= 2 else { return finish(fd) }
+        var path = String(line[1].dropFirst())
+        var mode = "serve"
+        for prefix in ["stall/", "silent/"] where path.hasPrefix(prefix) {
+            mode = String(prefix.dropLast())
+            path.removeFirst(prefix.count)
+        }
+        if mode == "silent" { return }  // hold the connection; stop() closes it
+        guard let body = FileManager.default.contents(atPath: directory.appendingPathComponent(path).path) else {
+            send(fd, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            return finish(fd)
+        }
+        send(fd, Array(("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n"
+                        + "Connection: close\r\n\r\n").utf8))
+        if mode == "stall" {
+            send(fd, Array(body.prefix(stallAfterBytes)))
+            return  // never more; stop() closes it
+        }
+        send(fd, Array(body))
+        finish(fd)
+    }
+
+    private func send(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    private func finish(_ fd: Int32) {
+        lock.lock()
+        let owned = clients.remove(fd) != nil
+        lock.unlock()
+        if owned {
+            shutdown(fd, Int32(SHUT_WR))
+            close(fd)
+        }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    var containsHeaderEnd: Bool {
+        count >= 4 && (0...(count - 4)).contains { self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10 }
+    }
+}
