@@ -89,7 +89,9 @@ public struct VideoFrame: @unchecked Sendable {
         return try body(UnsafeBufferPointer(start: base, count: stride * planeSize(index).rows))
     }
 
-    /// Writes plane `index` in place. Copies the picture first if it is shared.
+    /// Writes plane `index` in place. Copies the picture first if it is shared, and the copy
+    /// may have another line size: take the stride from the buffer (`buffer.count / rows`),
+    /// not from ``stride(ofPlane:)`` read before the call.
     public mutating func withMutablePlane<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> R) throws -> R {
         try makeUnique()
         let (base, stride) = storage.plane(index)

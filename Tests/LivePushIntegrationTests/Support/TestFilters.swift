@@ -8,8 +8,9 @@ final class CheckerboardFilter: VideoFilter {
     static let square = 16
 
     func process(_ frame: inout VideoFrame) throws -> Bool {
-        let stride = frame.stride(ofPlane: 0)
+        let rows = frame.planeSize(0).rows
         try frame.withMutablePlane(0) { luma in
+            let stride = luma.count / rows  // after a copy-on-write the line size may differ
             for row in 0..<Self.size {
                 for col in 0..<Self.size {
                     luma[row * stride + col] = (row / Self.square + col / Self.square) % 2 == 0 ? 235 : 16
