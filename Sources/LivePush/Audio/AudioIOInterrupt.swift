@@ -11,7 +11,6 @@ final class AudioIOInterrupt: Sendable {
 
     /// Gives the next blocking call until now + `micros`.
     func arm(micros: Int64) {
-        expired.store(false, ordering: .relaxed)
         deadline.store(monotonicMicroseconds() + micros, ordering: .relaxed)
     }
 
@@ -21,7 +20,8 @@ final class AudioIOInterrupt: Sendable {
 
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
-    /// Whether the last interruption was the deadline passing.
+    /// Whether a deadline ever passed. Sticky: libavformat keeps an interrupted read's error
+    /// and may report it from a later call (after a truncated packet), so the cause must survive.
     var didExpire: Bool { expired.load(ordering: .relaxed) }
 
     fileprivate func shouldInterrupt() -> Bool {
