@@ -12,6 +12,8 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var targetBitrate: Int
     var minBitrate: Int
     var initialBitrate: Int
+    /// Slice threads (lowest latency) instead of frame threads (faster); see ``H264Encoder``.
+    var sliceThreads: Bool
 
     init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
         let size = options.outputSize ?? VideoSize(width: stream.width, height: stream.height)
@@ -26,6 +28,7 @@ struct VideoEncoderSettings: Sendable, Equatable {
         preset = options.preset
         targetBitrate = options.resolvedVideoBitrate(width: width, height: height)
         minBitrate = min(targetBitrate, options.minVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate / 4)
+        sliceThreads = options.lowestLatencyEncoding
         initialBitrate = min(max(options.initialVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate, minBitrate), targetBitrate)
     }
 
