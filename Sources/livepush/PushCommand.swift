@@ -57,6 +57,9 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("auth-ttl"), help: "Seconds each signed URL is valid (with --auth-key).")
     var authTTL = 3600
 
+    @OptionGroup(title: "Video processing (decodes and re-encodes the video)")
+    var video: VideoOptions
+
     @OptionGroup(title: "Background music (re-encodes the audio)")
     var music: BGMOptions
 
@@ -85,6 +88,7 @@ struct PushCommand: AsyncParsableCommand {
         config.media.forceTranscode = transcode
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
+        video.apply(to: &config)
         music.apply(to: &config)
         let showProgress = !json && ProgressBar.isTerminal
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
@@ -106,6 +110,11 @@ struct PushCommand: AsyncParsableCommand {
         defer { receiver?.stop() }
 
         let pusher = LivePusher(config: config)
+        do {
+            for filter in try video.makeFilters() { try pusher.addFilter(filter) }
+        } catch {
+            throw fail(error)
+        }
         let events = pusher.events()
         do {
             try music.start(on: pusher)
@@ -121,6 +130,11 @@ struct PushCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptHandler { try? pusher.stop() }
         defer { interrupt.cancel() }
+        // SIGUSR1 toggles pause (with --pause-image, the image goes out meanwhile).
+        let pauseToggle = SignalHandler(SIGUSR1) {
+            if pusher.state == .paused { try? pusher.resume() } else { try? pusher.pause() }
+        }
+        defer { pauseToggle.cancel() }
 
         let started = ContinuousClock.now
         let bar = ProgressBar()
@@ -203,19 +217,28 @@ struct LoopOption: ExpressibleByArgument {
     var defaultValueDescription: String { "1" }
 }
 
-/// Turns Ctrl-C into a graceful stop: the server finalises the stream.
-final class InterruptHandler: Sendable {
+/// Runs a handler on a signal instead of the default action.
+final class SignalHandler: Sendable {
     private let source: UncheckedBox<any DispatchSourceSignal>
 
-    init(_ handler: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    init(_ number: Int32, _ handler: @escaping @Sendable () -> Void) {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler(handler: handler)
         source.resume()
         self.source = UncheckedBox(source)
     }
 
     func cancel() { source.value.cancel() }
+}
+
+/// Turns Ctrl-C into a graceful stop: the server finalises the stream.
+final class InterruptHandler: Sendable {
+    private let handler: SignalHandler
+
+    init(_ body: @escaping @Sendable () -> Void) { handler = SignalHandler(SIGINT, body) }
+
+    func cancel() { handler.cancel() }
 }
 
 struct UncheckedBox<T>: @unchecked Sendable {
