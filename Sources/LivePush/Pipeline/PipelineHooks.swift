@@ -18,6 +18,11 @@ final class PipelineHooks: Sendable {
 
     init() {}
 
+    deinit {
+        // The detector's thread waits for frames; it ends with its pusher.
+        detectorTap.withLock { $0 }?.stop()
+    }
+
     func setReporter(_ report: (@Sendable (PushEvent) -> Void)?) {
         sink.withLock { $0 = report }
     }
