@@ -110,6 +110,11 @@ final class FileMediaSource: MediaSource {
         let firstVideo = queue.first { $0.kind == .video }?.dts
         let firstAudio = queue.first { $0.kind == .audio }?.dts
         offset = [firstVideo, firstAudio].compactMap { $0 }.min() ?? 0
+        // An encoder's delay (AAC primes with a frame or two) queues the first packets of its
+        // track after the other track's: send the start in timestamp order (stably), or a
+        // server that takes its time origin from the first packet (nginx-rtmp's recorder)
+        // clamps the earlier ones onto it.
+        queue = queue.enumerated().sorted { ($0.element.dts, $0.offset) < ($1.element.dts, $1.offset) }.map(\.element)
     }
 
     /// One frame of the pause image and as much silence: both tracks advance by the same

@@ -75,6 +75,14 @@ struct ToneAnalysis {
     }
 
     var peak: Float { samples.map(abs).max() ?? 0 }
+
+    /// The largest sample magnitude of a recording's audio in its own channels and rate (the
+    /// mono downmix above adds the channels with a gain of 1/sqrt(2) each).
+    static func peak(recording path: String) throws -> Float {
+        let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vn", "-f", "f32le", "-"], timeout: 60)
+        guard result.succeeded else { throw TimeoutError(what: "ffmpeg decode failed: \(result.summary)") }
+        return result.stdout.withUnsafeBytes { $0.bindMemory(to: Float.self).map(abs).max() ?? 0 }
+    }
 }
 
 extension PushEvent {
