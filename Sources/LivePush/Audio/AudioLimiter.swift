@@ -53,7 +53,7 @@ struct AudioLimiter: Sendable {
                 peak[i] = g
             }
         }
-        gain = g >= 0.9999 ? 1 : g
+        gain = g >= 0.999 ? 1 : g  // -0.009 dB: recovered
         for c in 0..<frame.channels {
             try Self.mutate(&frame, c) { samples in
                 peaks.withUnsafeBufferPointer { gains in

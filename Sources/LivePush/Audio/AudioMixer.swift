@@ -16,7 +16,8 @@ final class AudioMixer: Sendable {
         var opened = false
         /// Microseconds, 0 when unknown.
         var duration: Int64 = 0
-        var lastProgressSecond: Int64 = -1
+        /// The (loop pass, whole second) last reported by `bgmProgress`.
+        var lastProgress = (pass: -1, second: Int64(-1))
     }
 
     struct Effect {
@@ -236,7 +237,7 @@ extension AudioMixer {
         report(events)
     }
 
-    /// Progress when the mixed position crosses a whole second; completion when a non-looping
+    /// Progress when the mixed position crosses a whole second (or a loop restarts); completion when a non-looping
     /// source has been mixed to its end.
     private func bgmProgressed(id: Int, _ outcome: AudioStreamPlayer.Outcome, rate: Int) -> [PushEvent] {
         state.withLock { s -> [PushEvent] in
@@ -247,8 +248,8 @@ extension AudioMixer {
             }
             let position = rate > 0 ? outcome.position * 1_000_000 / Int64(rate) : 0
             let second = position / 1_000_000
-            guard second != bgm.lastProgressSecond, outcome.samples > 0 else { return [] }
-            bgm.lastProgressSecond = second
+            guard (outcome.pass, second) != bgm.lastProgress, outcome.samples > 0 else { return [] }
+            bgm.lastProgress = (outcome.pass, second)
             s.bgm = bgm
             return [.bgmProgress(position: .microseconds(position), duration: .microseconds(bgm.duration))]
         }

@@ -24,6 +24,8 @@ final class AudioStreamPlayer: @unchecked Sendable {
         var samples = 0
         /// Position in the current pass, samples (what has actually been mixed).
         var position: Int64 = 0
+        /// Loop passes completed (mixed to their end).
+        var pass = 0
         /// The source ended (not looping) and everything it produced has been mixed.
         var finished = false
     }
@@ -55,6 +57,7 @@ final class AudioStreamPlayer: @unchecked Sendable {
     /// Values of `written` where a new loop pass begins, and where the current pass began in `consumed`.
     private var passBoundaries: [Int64] = []
     private var passStart: Int64 = 0
+    private var passesDone = 0
 
     init(source: String, loop: Bool, timeout: Duration, onNotice: @escaping @Sendable (Notice) -> Void) {
         self.source = source
@@ -92,6 +95,7 @@ final class AudioStreamPlayer: @unchecked Sendable {
         consumed = 0
         passBoundaries = []
         passStart = 0
+        passesDone = 0
         ready = false
         lock.broadcast()
     }
@@ -114,7 +118,9 @@ final class AudioStreamPlayer: @unchecked Sendable {
                     lock.wait(timeout: .microseconds(left))
                 }
             } else if !ready {
-                guard ring.count >= frameFormat.sampleRate / 2 || ended else { return Outcome(position: consumed - passStart) }
+                guard ring.count >= frameFormat.sampleRate / 2 || ended else {
+                    return Outcome(position: consumed - passStart, pass: passesDone)
+                }
                 ready = true
             }
             let got = stopped ? 0 : ring.read(upTo: wanted) { channel, offset, samples in
@@ -126,10 +132,11 @@ final class AudioStreamPlayer: @unchecked Sendable {
             consumed += Int64(got)
             while let boundary = passBoundaries.first, consumed >= boundary {
                 passStart = boundary
+                passesDone += 1
                 passBoundaries.removeFirst()
             }
             if got > 0 { lock.broadcast() }
-            return Outcome(samples: got, position: consumed - passStart, finished: ended && !failed && ring.isEmpty)
+            return Outcome(samples: got, position: consumed - passStart, pass: passesDone, finished: ended && !failed && ring.isEmpty)
         }
     }
 
