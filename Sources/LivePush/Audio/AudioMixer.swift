@@ -44,6 +44,13 @@ final class AudioMixer: Sendable {
 
     init() {}
 
+    /// The pusher is gone: end the players' threads (one waiting for a push's format would
+    /// otherwise wait forever).
+    deinit {
+        let players = state.withLock { s in (s.bgm.map { [$0.player] } ?? []) + s.effects.values.map(\.player) }
+        for player in players { player.stop() }
+    }
+
     func setReporter(_ report: @escaping @Sendable (PushEvent) -> Void) {
         sink.withLock { $0 = report }
     }
