@@ -86,6 +86,9 @@ enum TCPConnector {
 
     private static func connectError(_ code: Int32, _ label: String) -> LivePushError {
         if code == ECONNREFUSED { return LivePushError(.connectionRefused, label) }
+        // The server's kernel completed the connection and the server then reset it before we
+        // saw the connect finish: the same as a reset during the handshake, which follows at once.
+        if code == ECONNRESET { return LivePushError(.handshakeFailed, "\(label): the server reset the connection on accept") }
         return LivePushError(.connectFailed, "\(label): \(String(cString: strerror(code)))")
     }
 
