@@ -62,6 +62,13 @@ enum EventFormatter {
             ])),
             ("queuedPackets", .int(Int64(s.queuedPackets))),
             ("queuedDuration", .double(Double(s.queuedDuration) / 1_000_000)),
+            ("pipeline", .object([
+                ("encoderBitrate", .int(Int64(s.pipeline.encoderBitrate))),
+                ("bitrateChanges", .int(Int64(s.pipeline.bitrateChanges))),
+                ("encoderCapacityFPS", .double((s.pipeline.encoderCapacityFPS * 10).rounded() / 10)),
+                ("filteredFrames", .int(Int64(s.pipeline.filteredFrames))),
+                ("lowPerformanceEpisodes", .int(Int64(s.pipeline.lowPerformanceEpisodes))),
+            ])),
         ])
     }
 
