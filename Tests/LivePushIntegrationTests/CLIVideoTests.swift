@@ -28,6 +28,10 @@ final class CLIVideoTests: XCTestCase {
         let created = objects.filter { $0["event"] as? String == "filterCreated" }.compactMap { $0["filter"] as? String }
         XCTAssertEqual(created, ["beauty", "watermark"])
         XCTAssertEqual(objects.first { $0["event"] as? String == "filterCreated" }?["group"] as? String, "filter")
+        let stopped = objects.first { $0["event"] as? String == "stopped" }?["stats"] as? [String: Any]
+        let pipeline = try XCTUnwrap(stopped?["pipeline"] as? [String: Any])
+        XCTAssertEqual(pipeline["encoderBitrate"] as? Int, 300_000)
+        XCTAssertGreaterThanOrEqual(pipeline["filteredFrames"] as? Int ?? 0, 58)
 
         let probe = try FFProbe.run(record.appendingPathComponent("livepush.flv").path)
         probe.assertWellFormed()
