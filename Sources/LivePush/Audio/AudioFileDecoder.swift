@@ -17,14 +17,11 @@ final class AudioFileDecoder {
     private(set) var duration: Int64 = 0
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
-    private let converted: UnsafeMutablePointer<AVFrame>
     private var decoder: FFDecoder!
     private var streamIndex: Int32 = -1
     private let interrupt: AudioIOInterrupt
     private let timeout: Int64
-    private var resampler: OpaquePointer?
-    private var resamplerInput: (format: Int32, rate: Int32, channels: Int32) = (-1, 0, 0)
-    private var resamplerOutput: AudioFormat?
+    private var resampler: FFResampler?
     private var draining = false
 
     static func isNetworkSource(_ source: String) -> Bool {
@@ -40,11 +37,8 @@ final class AudioFileDecoder {
         self.interrupt = interrupt
         self.timeout = max(1000, timeout.nanoseconds / 1000)
         isNetwork = Self.isNetworkSource(source)
-        guard let packet = av_packet_alloc(), let converted = av_frame_alloc() else {
-            throw LivePushError(.outOfMemory, "audio decoder buffers")
-        }
+        guard let packet = av_packet_alloc() else { throw LivePushError(.outOfMemory, "audio decoder buffers") }
         self.packet = packet
-        self.converted = converted
         let url = try Self.openableURL(source, isNetwork: isNetwork)
         try open(url)
     }
@@ -52,9 +46,6 @@ final class AudioFileDecoder {
     deinit {
         var p: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&p)
-        var f: UnsafeMutablePointer<AVFrame>? = converted
-        av_frame_free(&f)
-        swr_free(&resampler)
         if context != nil { avformat_close_input(&context) }
     }
 
@@ -163,71 +154,18 @@ final class AudioFileDecoder {
         guard ok else { return false }
         decoder.flush()
         draining = false
-        swr_free(&resampler)  // its delay line belongs to the previous pass
+        resampler?.reset()  // its delay line belongs to the previous pass
         return true
     }
 
     /// Resamples one decoded frame (nil: the resampler's delayed tail) into `format`.
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>?, to format: AudioFormat,
                          _ sink: ([UnsafeBufferPointer<Float>]) -> Void) throws(LivePushError) {
-        if let frame {
-            let f = frame.pointee
-            let input = (f.format, f.sample_rate, f.ch_layout.nb_channels)
-            if resampler == nil || input != resamplerInput || resamplerOutput != format {
-                try makeResampler(for: frame, to: format)
-            }
+        if resampler?.format != format { resampler = try FFResampler(format: format, failure: .bgmOpenFailed) }
+        try resampler?.convert(frame) { planes, count throws(LivePushError) in
+            sink((0..<format.channels).map { c in
+                UnsafeBufferPointer(start: UnsafeRawPointer(planes[c]!).assumingMemoryBound(to: Float.self), count: Int(count))
+            })
         }
-        guard let resampler else { return }
-        let inSamples = frame?.pointee.nb_samples ?? 0
-        let capacity = swr_get_out_samples(resampler, inSamples) + 32
-        if capacity > converted.pointee.nb_samples || converted.pointee.ch_layout.nb_channels != Int32(format.channels) {
-            av_frame_unref(converted)
-            converted.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-            av_channel_layout_default(&converted.pointee.ch_layout, Int32(format.channels))
-            converted.pointee.nb_samples = max(capacity, 4096)
-            let rc = av_frame_get_buffer(converted, 0)
-            guard rc >= 0 else { throw LivePushError(.outOfMemory, "BGM buffer: \(FF.describe(rc))") }
-        }
-        let inPointers = frame.map {
-            UnsafeMutableRawPointer($0.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        }
-        while true {
-            let got = swr_convert(resampler, converted.pointee.extended_data, converted.pointee.nb_samples,
-                                  inPointers, inSamples)
-            guard got >= 0 else { throw LivePushError(.bgmOpenFailed, "resampling: \(FF.describe(got))") }
-            if got > 0 {
-                let planes = (0..<format.channels).map { c in
-                    UnsafeBufferPointer(start: UnsafeRawPointer(converted.pointee.extended_data[c]!)
-                        .assumingMemoryBound(to: Float.self), count: Int(got))
-                }
-                sink(planes)
-            }
-            if frame != nil || got == 0 { break }
-        }
-    }
-
-    private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>, to format: AudioFormat) throws(LivePushError) {
-        swr_free(&resampler)
-        var inLayout = AVChannelLayout()
-        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || frame.pointee.ch_layout.nb_channels == 0 {
-            av_channel_layout_default(&inLayout, max(1, frame.pointee.ch_layout.nb_channels))
-        } else {
-            av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout)
-        }
-        defer { av_channel_layout_uninit(&inLayout) }
-        var outLayout = AVChannelLayout()
-        av_channel_layout_default(&outLayout, Int32(format.channels))
-        defer { av_channel_layout_uninit(&outLayout) }
-        var ctx: OpaquePointer?
-        var rc = swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(format.sampleRate),
-                                     &inLayout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
-        if rc >= 0 { rc = swr_init(ctx) }
-        guard rc >= 0, ctx != nil else {
-            swr_free(&ctx)
-            throw LivePushError(.bgmOpenFailed, "resampler setup: \(FF.describe(rc))")
-        }
-        resampler = ctx
-        resamplerInput = (frame.pointee.format, frame.pointee.sample_rate, frame.pointee.ch_layout.nb_channels)
-        resamplerOutput = format
     }
 }
