@@ -120,25 +120,15 @@ final class AuthNginxTests: XCTestCase {
 /// `livepush sign` and `livepush verify`, run as a user would. Skipped until both commands
 /// are registered in `LivePushCommand`.
 final class AuthCLITests: XCTestCase {
-    private static var binary: String? {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("livepush").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     private let key = "cli-k3y"
     private let t0: Int64 = 1_795_320_000  // 2026-11-22 04:00:00 UTC
 
     private func livepush(_ arguments: [String], environment: [String: String]? = nil) throws -> ProcessRunner.Result {
-        let binary = try XCTUnwrap(Self.binary, "livepush executable not found next to the test bundle")
-        return try ProcessRunner.run(binary, arguments, timeout: 30, environment: environment)
+        try LivePushCLI.run(arguments, timeout: 30, environment: environment)
     }
 
     override func setUpWithError() throws {
-        let binary = try XCTUnwrap(Self.binary, "livepush executable not found next to the test bundle")
+        let binary = try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle")
         for command in ["sign", "verify"] {
             let help = try ProcessRunner.run(binary, ["help", command], timeout: 30)
             try XCTSkipUnless(help.succeeded && help.stdoutString.contains("USAGE: livepush \(command)"),

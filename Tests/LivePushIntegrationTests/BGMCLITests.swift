@@ -3,18 +3,8 @@ import XCTest
 
 /// `livepush push --bgm ...` as a user runs it: options, events in JSON, bad values.
 final class BGMCLITests: XCTestCase {
-    private static var binary: String? {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("livepush").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     private func livepush(_ arguments: [String]) throws -> ProcessRunner.Result {
-        let binary = try XCTUnwrap(Self.binary, "livepush executable not found next to the test bundle")
-        return try ProcessRunner.run(binary, arguments, timeout: 60)
+        try LivePushCLI.run(arguments)
     }
 
     func testPushWithMusicPrintsBGMEventsAsJSONAndRecordsTheMix() throws {

@@ -3,22 +3,7 @@ import LivePush
 import XCTest
 
 /// Sound effects over the music and the source, and A/V sync of a long mixed push.
-final class BGMEffectsAndSyncTests: XCTestCase {
-    private var server: NginxRTMPServer!
-    private var dir: URL!
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        server = try NginxRTMPServer()
-        dir = try TestMedia.makeTemporaryDirectory(prefix: "bgm-fx")
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-        if let dir { TestMedia.removeTemporaryDirectory(dir) }
-    }
-
+final class BGMEffectsAndSyncTests: NginxTestCase {
     /// Source 440 Hz, music 1000 Hz, a looping 2500 Hz effect and a 1 s 3300 Hz one, all at once;
     /// the short one ends after its second, a stopped one never sounds.
     func testSeveralEffectsMixOverTheMusicAndTheSource() async throws {

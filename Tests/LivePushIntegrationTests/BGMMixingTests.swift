@@ -4,22 +4,7 @@ import XCTest
 
 /// Background music mixed into real pushes to nginx-rtmp (as fast as possible), checked by the
 /// tones in what nginx recorded: a 440 Hz source, 1000 Hz music.
-final class BGMMixingTests: XCTestCase {
-    private var server: NginxRTMPServer!
-    private var dir: URL!
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        server = try NginxRTMPServer()
-        dir = try TestMedia.makeTemporaryDirectory(prefix: "bgm-mix")
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-        if let dir { TestMedia.removeTemporaryDirectory(dir) }
-    }
-
+final class BGMMixingTests: NginxTestCase {
     /// A present tone is ~0.125 (lavfi's sine amplitude times the volume); an absent one is
     /// AAC noise, far below 0.01.
     private static let present = 0.05

@@ -5,22 +5,7 @@ import XCTest
 /// BGM controls during real-time pushes to nginx-rtmp: pause/resume, http(s) music from a
 /// loopback server (playing, and stalling into `bgmDownloadTimeout`), mid-push failures, and
 /// the refusal to mix into a stream-copied track.
-final class BGMRealTimeTests: XCTestCase {
-    private var server: NginxRTMPServer!
-    private var dir: URL!
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        server = try NginxRTMPServer()
-        dir = try TestMedia.makeTemporaryDirectory(prefix: "bgm-rt")
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-        if let dir { TestMedia.removeTemporaryDirectory(dir) }
-    }
-
+final class BGMRealTimeTests: NginxTestCase {
     private func realTimeConfig(timeout: Duration = .seconds(5)) -> PushConfig {
         var config = PushConfig()
         config.statsInterval = .zero

@@ -4,18 +4,8 @@ import XCTest
 /// Runs the built `livepush` executable the way a user does: exit status, messages, JSON lines.
 final class CLITests: XCTestCase {
     /// `swift test` builds the executable next to the test bundle.
-    private static var binary: String? {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [directory, directory.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("livepush").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     private func livepush(_ arguments: [String], timeout: TimeInterval = 60) throws -> ProcessRunner.Result {
-        let binary = try XCTUnwrap(Self.binary, "livepush executable not found next to the test bundle")
-        return try ProcessRunner.run(binary, arguments, timeout: timeout)
+        try LivePushCLI.run(arguments, timeout: timeout)
     }
 
     func testPushToTheEmbeddedReceiverPrintsWhatItReceived() throws {

@@ -4,11 +4,7 @@ import XCTest
 /// The video-processing flags of `livepush push`: filters, watermark, encoder settings.
 final class CLIVideoTests: XCTestCase {
     private func livepush(_ arguments: [String]) throws -> ProcessRunner.Result {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let binary = try XCTUnwrap([directory, directory.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent("livepush").path }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }, "livepush executable not found")
-        return try ProcessRunner.run(binary, arguments, timeout: 60)
+        try LivePushCLI.run(arguments)
     }
 
     func testFiltersAndEncoderSettingsReachTheRecording() throws {

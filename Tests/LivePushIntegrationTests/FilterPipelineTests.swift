@@ -5,19 +5,7 @@ import XCTest
 
 /// The raw-frame pipeline pushed for real: filters, the detector, the pause image, encoder
 /// settings and low-performance warnings, checked in what nginx recorded by decoding it.
-final class FilterPipelineTests: XCTestCase {
-    private var server: NginxRTMPServer!
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        server = try NginxRTMPServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class FilterPipelineTests: NginxTestCase {
     private func realTimeConfig() -> PushConfig {
         var config = PushConfig()
         config.pacing = .realTime
@@ -144,8 +132,6 @@ final class FilterPipelineTests: XCTestCase {
     }
 
     func testPauseImageIsPushedWhilePaused() async throws {
-        let dir = try TestMedia.makeTemporaryDirectory(prefix: "pause-image")
-        defer { TestMedia.removeTemporaryDirectory(dir) }
         let image = dir.appendingPathComponent("paused.png").path
         // Solid light grey (Y 195 in yuv420p, 208 once ffmpeg expands it to full-range gray),
         // unlike any frame of the test pattern; 16:9 like the stream, so no letterbox bars.

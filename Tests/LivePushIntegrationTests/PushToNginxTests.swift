@@ -4,19 +4,7 @@ import XCTest
 
 /// Pushes every sample in Media/ to a real nginx-rtmp over TCP and checks, with ffprobe,
 /// what nginx recorded.
-final class PushToNginxTests: XCTestCase {
-    private var server: NginxRTMPServer!
-
-    override func setUpWithError() throws {
-        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        server = try NginxRTMPServer()
-    }
-
-    override func tearDown() {
-        server?.stop()
-        server = nil
-    }
-
+final class PushToNginxTests: NginxTestCase {
     /// Pushes `sample` and returns the probe of the source and of the recording.
     private func pushAndProbe(
         _ sample: TestMedia.Sample, stream: String, config: PushConfig = PushHelpers.fastConfig()
