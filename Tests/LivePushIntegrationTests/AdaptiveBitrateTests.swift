@@ -23,11 +23,17 @@ final class AdaptiveBitrateTests: XCTestCase {
         events.compactMap { if case .videoBitrateChanged(let from, let to) = $0 { (from, to) } else { nil } }
     }
 
-    func testBitrateStepsDownUnderThrottleAndBackUp() async throws {
+    /// A terminating loopback that lets 20 kB/s through: a link far slower than the stream.
+    private func startThrottledLoopback() throws -> FaultLoopback {
         let loopback = FaultLoopback(configuration: .init(recordDirectory: record.path,
                                                           faults: [try FaultSpec.parse("throttle=20k")]))
         _ = try loopback.start()
         self.loopback = loopback
+        return loopback
+    }
+
+    func testBitrateStepsDownUnderThrottleAndBackUp() async throws {
+        let loopback = try startThrottledLoopback()
 
         var config = PushConfig()
         config.pacing = .realTime
@@ -76,10 +82,7 @@ final class AdaptiveBitrateTests: XCTestCase {
     }
 
     func testStreamCopyKeepsItsBitrate() async throws {
-        let loopback = FaultLoopback(configuration: .init(recordDirectory: record.path,
-                                                          faults: [try FaultSpec.parse("throttle=20k")]))
-        _ = try loopback.start()
-        self.loopback = loopback
+        let loopback = try startThrottledLoopback()
         var config = PushConfig()
         config.looping = .forever
         config.statsInterval = .zero
