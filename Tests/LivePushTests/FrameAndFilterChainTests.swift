@@ -117,6 +117,34 @@ final class FilterChainTests: XCTestCase {
         XCTAssertEqual(failure.first?.1.code, .filterFailed)
     }
 
+    /// Returns a frame of its own (e.g. a filter that renders into a new picture).
+    private final class Replacer: VideoFilter {
+        func process(_ frame: inout VideoFrame) throws -> Bool {
+            var replacement = try VideoFrame(width: frame.width, height: frame.height, timestamp: 0)
+            try replacement.withMutablePlane(0) { $0[0] = 77 }
+            frame = replacement
+            return true
+        }
+    }
+
+    /// Scribbles on the frame but says it did not change it.
+    private final class Declines: VideoFilter {
+        func process(_ frame: inout VideoFrame) throws -> Bool { false }
+    }
+
+    func testAReplacementFrameIsUsedWithTheInputsTimestamp() throws {
+        let chain = FilterChain()
+        var runner = FilterChain.Runner(chain: chain) { _ in }
+        chain.add(Declines())
+        chain.add(Replacer())
+        let input = try VideoFrame(width: 16, height: 16, timestamp: 123_000)
+        var frame = input
+        runner.run(&frame, frameRate: 25)
+        frame.withPlane(0) { XCTAssertEqual($0[0], 77) }
+        XCTAssertEqual(frame.timestamp, 123_000, "the pipeline keeps the timeline")
+        input.withPlane(0) { XCTAssertEqual($0[0], 16, "the input was not written") }
+    }
+
     func testFormatChangeRecreatesFilters() throws {
         let log = Log()
         let chain = FilterChain()
