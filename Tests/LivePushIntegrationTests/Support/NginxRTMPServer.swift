@@ -53,6 +53,8 @@ final class NginxRTMPServer: @unchecked Sendable {
 
     /// The loopback TCP port nginx listens on for RTMP.
     let port: UInt16
+    /// With `tls`: a TLS port (nginx's stream module, self-signed certificate) in front of the RTMP port.
+    let tlsPort: UInt16?
     /// The nginx prefix directory holding conf, logs and recordings.
     let directory: URL
     /// Where recordings land (`record_path`).
@@ -71,11 +73,13 @@ final class NginxRTMPServer: @unchecked Sendable {
     /// - Parameter startupTimeout: upper bound for nginx to become ready (per attempt; a lost
     ///   race for the chosen free port is retried up to twice with a new port).
     /// - Parameter onPublishURL: when set, the `live` application gets `on_publish URL;`.
+    /// - Parameter tls: also listen for `rtmps://` (TLS terminated by nginx's stream module).
     init(
         nginxPath: String = NginxRTMPServer.defaultNginxPath,
         modulePath: String = NginxRTMPServer.defaultModulePath,
         startupTimeout: TimeInterval = 10,
-        onPublishURL: String? = nil
+        onPublishURL: String? = nil,
+        tls: Bool = false
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: nginxPath) else { throw Failure.unavailable(nginxPath) }
         guard FileManager.default.fileExists(atPath: modulePath) else { throw Failure.unavailable(modulePath) }
@@ -87,13 +91,21 @@ final class NginxRTMPServer: @unchecked Sendable {
         let errorLogPath = directory.appendingPathComponent("error.log").path
         let consoleLogPath = directory.appendingPathComponent("console.log").path
 
+        let certificate = tls ? try Self.makeCertificate(in: directory) : nil
         var lastError: any Error = Failure.startFailed("no attempt made", log: "")
         for _ in 0..<3 {
-            let port: UInt16
-            do { port = try Self.freeLoopbackPort() } catch { lastError = error; continue }
-            let config = Self.configuration(port: port, directory: directory.path, recordDirectory: recordDirectory.path,
+            let port: UInt16, tlsPort: UInt16?
+            do {
+                port = try Self.freeLoopbackPort()
+                tlsPort = tls ? try Self.freeLoopbackPort() : nil
+            } catch { lastError = error; continue }
+            var config = Self.configuration(port: port, directory: directory.path, recordDirectory: recordDirectory.path,
                                             errorLogPath: errorLogPath, modulePath: modulePath,
                                             onPublishURL: onPublishURL)
+            if let tlsPort, let certificate {
+                config = Self.tlsConfiguration(config, tlsPort: tlsPort, rtmpPort: port, modulePath: modulePath,
+                                               certificate: certificate)
+            }
             try config.write(toFile: configPath, atomically: true, encoding: .utf8)
             // Each attempt gets a fresh log so failures describe this attempt only.
             try? FileManager.default.removeItem(atPath: errorLogPath)
@@ -122,7 +134,7 @@ final class NginxRTMPServer: @unchecked Sendable {
             var ready = false
             while Date() < deadline {
                 if !process.isRunning { break }
-                if Self.acceptsConnections(port: port) {
+                if Self.acceptsConnections(port: port) && tlsPort.map(Self.acceptsConnections(port:)) ?? true {
                     // Guard against another process having grabbed the port meanwhile.
                     ready = process.isRunning
                     break
@@ -132,6 +144,7 @@ final class NginxRTMPServer: @unchecked Sendable {
             let log = Self.readLog(errorLogPath, consoleLogPath)
             if ready {
                 self.port = port
+                self.tlsPort = tlsPort
                 self.directory = directory
                 self.recordDirectory = recordDirectory
                 self.configPath = configPath
@@ -212,7 +225,42 @@ final class NginxRTMPServer: @unchecked Sendable {
         Self.terminate(process, exitSignal: exitSignal)
     }
 
+    /// `rtmps://127.0.0.1:<tlsPort>/<app>/<stream>` (nil without `tls`).
+    func tlsURL(app: String = NginxRTMPServer.application, stream: String) -> String? {
+        tlsPort.map { "rtmps://127.0.0.1:\($0)/\(app)/\(stream)" }
+    }
+
     // MARK: Internals
+
+    /// A self-signed certificate and key for 127.0.0.1, made with openssl.
+    static func makeCertificate(in directory: URL) throws -> (certificate: String, key: String) {
+        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
+        let made = try ProcessRunner.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                                                     "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], timeout: 30)
+        guard made.succeeded else { throw Failure.startFailed("openssl could not make a certificate", log: made.summary) }
+        return (cert, key)
+    }
+
+    /// Adds a TLS listener that forwards to the RTMP port: what an rtmps:// CDN edge does.
+    static func tlsConfiguration(
+        _ config: String, tlsPort: UInt16, rtmpPort: UInt16, modulePath: String, certificate: (certificate: String, key: String)
+    ) -> String {
+        let streamModule = URL(fileURLWithPath: modulePath).deletingLastPathComponent()
+            .appendingPathComponent("ngx_stream_module.so").path
+        return config.replacingOccurrences(of: "load_module \(modulePath);", with: "load_module \(modulePath);\nload_module \(streamModule);")
+            + """
+            stream {
+                server {
+                    listen 127.0.0.1:\(tlsPort) ssl;
+                    ssl_certificate \(certificate.certificate);
+                    ssl_certificate_key \(certificate.key);
+                    proxy_pass 127.0.0.1:\(rtmpPort);
+                }
+            }
+
+            """
+    }
+
 
     static func configuration(
         port: UInt16, directory: String, recordDirectory: String, errorLogPath: String, modulePath: String,
