@@ -165,6 +165,21 @@ final class AudioMixerTests: XCTestCase {
         _ = lease
     }
 
+    func testAtMostEightEffectsPlayAtOnce() throws {
+        let wav = try constantWAV(value: 8192, seconds: 0.5)
+        let pusher = LivePusher()
+        defer { pusher.stopAllAudioEffects() }
+        for id in 0..<LivePusher.maxSimultaneousAudioEffects {
+            try pusher.playAudioEffect(id: id, source: wav, loop: true)
+        }
+        XCTAssertThrowsError(try pusher.playAudioEffect(id: 99, source: wav)) {
+            XCTAssertEqual(($0 as? LivePushError)?.code, .invalidState)
+        }
+        XCTAssertNoThrow(try pusher.playAudioEffect(id: 3, source: wav, loop: true), "restarting one that plays is fine")
+        pusher.stopAudioEffect(id: 0)
+        XCTAssertNoThrow(try pusher.playAudioEffect(id: 99, source: wav), "room again after a stop")
+    }
+
     func testPauseAndResumeAreInvalidWithoutMusic() {
         let mixer = AudioMixer()
         XCTAssertThrowsError(try mixer.setBGMPaused(true)) { XCTAssertEqual(($0 as? LivePushError)?.code, .invalidState) }

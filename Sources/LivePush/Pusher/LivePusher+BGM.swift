@@ -64,9 +64,15 @@ extension LivePusher {
     /// Plays a short clip (a local file or an http(s) URL) over the music and the source, with
     /// its own `volume` (0-100). Several play at once, one per `id`; the same `id` again
     /// restarts it. A clip that cannot be opened is reported as `sdkError` with code
-    /// `bgmOpenFailed`; a missing local file throws that at once.
+    /// `bgmOpenFailed`; a missing local file throws that at once. Each effect decodes on a
+    /// thread of its own, so at most ``maxSimultaneousAudioEffects`` play at once; one more
+    /// throws `invalidState`.
     public func playAudioEffect(id: Int, source: String, volume: Int = 50, loop: Bool = false) throws(LivePushError) {
         try checkCanMix("sound effects")
+        let playing = playingAudioEffects
+        if playing.count >= Self.maxSimultaneousAudioEffects && !playing.contains(id) {
+            throw LivePushError(.invalidState, "\(playing.count) audio effects are playing; stop one first")
+        }
         if !AudioFileDecoder.isNetworkSource(source) {
             var path = source
             if path.hasPrefix("file://") { path.removeFirst("file://".count) }
@@ -77,6 +83,9 @@ extension LivePusher {
         connectAudioEvents()
         hooks.audio.playEffect(id: id, source: source, volume: volume, loop: loop, timeout: config.bgmDownloadTimeout)
     }
+
+    /// Effects that can play at once (each has a decoding thread and a ~2 s buffer).
+    public static let maxSimultaneousAudioEffects = 8
 
     /// Stops one effect; nothing happens when it is not playing.
     public func stopAudioEffect(id: Int) {
