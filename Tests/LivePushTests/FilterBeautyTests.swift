@@ -92,6 +92,55 @@ final class FilterBeautyTests: XCTestCase {
         }
     }
 
+    func testToneCurveFollowsTheLogFormulaWithinALevel() throws {
+        // A flat picture is left alone by the smoothing, so its output is the tone curve itself,
+        // which the filter evaluates as a fixed-point polynomial fit of the formula.
+        for strength in [0.05, 0.3, 0.6, 1.0] {
+            let beta = 1 + 1.5 * strength
+            var previous = -1
+            for y in 0...255 {
+                var frame = try makeFrame(8, 8) { plane, _, _ in plane == 0 ? y : 128 }
+                XCTAssertTrue(try run(BeautyFilter(strength: strength), &frame))
+                let out = luma(frame, 3, 5)
+                XCTAssertTrue(pixels(frame, 0).allSatisfy { Int($0) == out }, "strength \(strength), Y \(y): not flat")
+                var exact = y
+                if y > 16, y < 235 {
+                    let lifted = log(1 + (beta - 1) * Double(y - 16) / 219) / log(beta)
+                    exact = Int(min(235, max(Double(y), (16 + 219 * lifted).rounded())))
+                }
+                XCTAssertEqual(out, exact, accuracy: 1, "strength \(strength), Y \(y)")
+                if y <= 16 || y >= 235 { XCTAssertEqual(out, y, "strength \(strength): Y \(y) kept") }
+                XCTAssertGreaterThanOrEqual(out, previous, "strength \(strength): monotonic at Y \(y)")
+                previous = out
+            }
+        }
+    }
+
+    func testEdgesOffTheHalfResolutionGridStaySharp() throws {
+        // The blur runs on 2×2 block means: edges at odd x and odd y cut through blocks.
+        let width = 320, height = 240, edgeX = 161, edgeY = 121
+        // Quadrants of 60 and 170 like a chessboard: every edge is a step of 110.
+        let level = { (x: Int, y: Int) in (x < edgeX) == (y < edgeY) ? 60 : 170 }
+        var frame = try makeFrame(width, height) { plane, x, y in plane == 0 ? level(x, y) : 128 }
+        XCTAssertTrue(try run(BeautyFilter(strength: 0.6), &frame))
+        var reference = [Int: Int]()
+        for value in [60, 170] {
+            var flat = try makeFrame(16, 16) { plane, _, _ in plane == 0 ? value : 128 }
+            XCTAssertTrue(try run(BeautyFilter(strength: 0.6), &flat))
+            reference[value] = luma(flat, 8, 8)
+        }
+        for y in [20, 60, edgeY - 1, edgeY, 180] {
+            for x in [edgeX - 1, edgeX] {
+                XCTAssertEqual(luma(frame, x, y), reference[level(x, y)]!, accuracy: 3, "(\(x), \(y))")
+            }
+        }
+        for x in [30, edgeX - 1, edgeX, 290] {
+            for y in [edgeY - 1, edgeY] {
+                XCTAssertEqual(luma(frame, x, y), reference[level(x, y)]!, accuracy: 3, "(\(x), \(y))")
+            }
+        }
+    }
+
     func testStrengthZeroPassesThrough() throws {
         var noise = Noise()
         let source = try makeFrame(64, 48) { _, _, _ in 100 + noise.next() }
