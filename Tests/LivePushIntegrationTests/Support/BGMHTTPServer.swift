@@ -24,25 +24,7 @@ final class BGMHTTPServer: @unchecked Sendable {
     init(directory: URL, stallAfterBytes: Int = 48_000) throws {
         self.directory = directory
         self.stallAfterBytes = stallAfterBytes
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TimeoutError(what: "socket: \(errno)") }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw TimeoutError(what: "bind/listen: \(errno)")
-        }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        listener = fd
-        port = UInt16(bigEndian: addr.sin_port)
+        (listener, port) = try LoopbackSocket.listen(backlog: 16)
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "BGMHTTPServer"
         thread.start()
