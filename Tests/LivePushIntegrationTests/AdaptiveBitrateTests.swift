@@ -1,7 +1,16 @@
 import Foundation
 import LivePush
 import LivePushLoopback
+import Synchronization
 import XCTest
+
+/// Records the info delegate's bitrate callbacks.
+private final class BitrateRecorder: LivePusherInfoDelegate {
+    let changes = Mutex<[(Int, Int)]>([])
+    func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {
+        changes.withLock { $0.append((old, new)) }
+    }
+}
 
 /// Adaptive bitrate over a real link: the loopback throttles, the encoder steps down toward
 /// the minimum, and steps back up toward the target once the link is fast again.
@@ -46,6 +55,8 @@ final class AdaptiveBitrateTests: XCTestCase {
         config.media.videoBitrateKbps = 800
         config.media.minVideoBitrateKbps = 200
         let pusher = LivePusher(config: config)
+        let recorder = BitrateRecorder()
+        pusher.infoDelegate = recorder
         let events = EventLog(pusher.events())
         try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(loopback.port)/live/adaptive")
         defer { try? pusher.stop() }
@@ -79,6 +90,8 @@ final class AdaptiveBitrateTests: XCTestCase {
         guard case .stopped(let stats) = all.last(where: { $0.name == "stopped" }) else { return XCTFail("no stopped") }
         XCTAssertEqual(stats.pipeline.bitrateChanges, changes.count, "every change counted in the stats")
         XCTAssertEqual(stats.pipeline.encoderBitrate, (changes.last?.to ?? 0) * 1000, "the encoder runs at the last reported rate")
+        config.callbackQueue.sync {}  // the delegate runs on the callback queue: let it catch up
+        XCTAssertEqual(recorder.changes.withLock { $0.map(\.1) }, changes.map(\.to), "the info delegate got every change")
     }
 
     func testStreamCopyKeepsItsBitrate() async throws {

@@ -24,6 +24,8 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// Scales to the output size.
     private let scaler: FrameScaler
     private let stillImage: VideoFrame?
+    /// Identifies this push's encoder to the hooks (see ``PipelineHooks/encoderStopped(_:)``).
+    private var encoderToken = 0
 
     /// Last decoded timestamp (µs, source timeline) and last encoded one (output timeline).
     private var lastDecoded: Int64?
@@ -56,12 +58,12 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         } else {
             stillImage = nil
         }
-        hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
+        encoderToken = hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
     }
 
     deinit {
         filters.shutDown()
-        hooks.encoderStopped()
+        hooks.encoderStopped(encoderToken)
     }
 
     var isConfigured: Bool { true }

@@ -57,25 +57,35 @@ final class PipelineHooks: Sendable {
 
     // MARK: Bitrate
 
-    /// The video encoder opened; with `adaptive`, network changes now move its bitrate.
-    func encoderStarted(_ settings: VideoEncoderSettings, adaptive: Bool) {
+    /// The video encoder of a push opened; with `adaptive`, network changes now move its
+    /// bitrate. Returns the token to end it with.
+    func encoderStarted(_ settings: VideoEncoderSettings, adaptive: Bool) -> Int {
         bitrate.withLock {
             $0 = (adaptive ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate,
                                              initial: settings.initialBitrate) : nil, nil)
         }
         update { $0.encoderBitrate = settings.initialBitrate }
-        encoding.store(true, ordering: .relaxed)
+        return encoder.withLock { token in
+            token = abs(token) + 1
+            return token
+        }
     }
 
-    /// The push ended: the next one starts from its own settings.
-    func encoderStopped() {
-        bitrate.withLock { $0 = (nil, nil) }
-        encoding.store(false, ordering: .relaxed)
+    /// That push's encoder closed. A token that is not the newest belongs to a push that ended
+    /// after the next one started (its pipeline is released late): it must not stop that one.
+    func encoderStopped(_ token: Int) {
+        let current = encoder.withLock { latest in
+            guard latest == token else { return false }
+            latest = -latest  // negative: no encoder open
+            return true
+        }
+        if current { bitrate.withLock { $0 = (nil, nil) } }
     }
 
-    private let encoding = Atomic<Bool>(false)
+    /// The newest encoder's token; negative once it stopped.
+    private let encoder = Mutex(0)
     /// Whether the current push decodes and encodes its video (so filters can apply).
-    var isEncodingVideo: Bool { encoding.load(ordering: .relaxed) }
+    var isEncodingVideo: Bool { encoder.withLock { $0 > 0 } }
 
     enum NetworkCondition { case poor, recovered, unchanged }
 

@@ -56,7 +56,7 @@ final class EventHub: Sendable {
         case .stopped(let stats): d.info?.pusherDidStop(p, stats: stats)
         case .stats(let stats): d.info?.pusher(p, didUpdate: stats)
         case .stateChanged: break
-        case .videoBitrateChanged: break
+        case .videoBitrateChanged(let from, let to): d.info?.pusher(p, videoBitrateChangedFrom: from, to: to)
         case .connectFailed(let e): d.network?.pusher(p, connectFailed: e)
         case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
         case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)

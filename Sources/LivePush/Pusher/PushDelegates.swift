@@ -8,6 +8,8 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     func pusherDidResume(_ pusher: LivePusher)
     func pusherDidStop(_ pusher: LivePusher, stats: PushStats)
     func pusher(_ pusher: LivePusher, didUpdate stats: PushStats)
+    /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
+    func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
 }
 
 extension LivePusherInfoDelegate {
@@ -17,6 +19,7 @@ extension LivePusherInfoDelegate {
     public func pusherDidResume(_ pusher: LivePusher) {}
     public func pusherDidStop(_ pusher: LivePusher, stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
+    public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
 }
 
 /// Network callbacks (reference: `AlivcLivePusherNetworkDelegate`). Every method is optional.
