@@ -1,8 +1,16 @@
 import LivePushWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Accounts for (and optionally records) the media of one publish.
 /// Audio, video and data messages go in with ``record(_:)``; ``finish(reason:)`` closes the
 /// recording and returns the summary.
+///
+/// Every publish records into a file of its own (`NAME.flv.part-ID`) that is renamed when it
+/// ends: to `NAME.flv` if it is the newest publish of that name, else to `NAME-ID.flv`. So a
+/// stale connection that ends after its reconnected successor has started can neither
+/// truncate nor overwrite the newer recording.
 final class PublishRecorder {
     let publishID: Int
     let app: String
@@ -10,6 +18,8 @@ final class PublishRecorder {
     let remote: String
     private var sink: FLVFileSink?
     private(set) var recordingPath: String?
+    /// Whether this is still the newest publish of its stream name (asked when it ends).
+    private let isNewest: () -> Bool
 
     private var videoFrames = 0
     private var videoKeyframes = 0
@@ -28,13 +38,17 @@ final class PublishRecorder {
     /// Called with a description when writing the recording fails (recording then stops).
     var onRecordingError: ((String) -> Void)?
 
-    init(publishID: Int, app: String, stream: String, remote: String, recordingPath: String?) throws {
+    init(
+        publishID: Int, app: String, stream: String, remote: String, recordingPath: String?,
+        isNewest: @escaping () -> Bool = { true }
+    ) throws {
+        self.isNewest = isNewest
         self.publishID = publishID
         self.app = app
         self.stream = stream
         self.remote = remote
         if let recordingPath {
-            sink = try FLVFileSink(path: recordingPath)
+            sink = try FLVFileSink(path: "\(recordingPath).part-\(publishID)")
             self.recordingPath = recordingPath
         }
     }
@@ -115,6 +129,21 @@ final class PublishRecorder {
         audioFrames += 1
     }
 
+    /// Moves the finished recording to its final name; nil if that fails.
+    private func settle(_ partPath: String) -> String? {
+        guard let final = recordingPath else { return nil }
+        var target = final
+        if !isNewest() {
+            let base = final.hasSuffix(".flv") ? String(final.dropLast(4)) : final
+            target = "\(base)-\(publishID).flv"
+        }
+        guard rename(partPath, target) == 0 else {
+            onRecordingError?("renaming \(partPath) to \(target) failed: errno \(errno)")
+            return partPath
+        }
+        return target
+    }
+
     private func write(_ type: FLVTagType, _ timestamp: UInt32, _ body: ArraySlice<UInt8>) {
         guard let sink else { return }
         do {
@@ -131,6 +160,7 @@ final class PublishRecorder {
         if let sink {
             do { try sink.close() } catch { onRecordingError?("closing \(sink.path) failed: \(error)") }
             self.sink = nil
+            recordingPath = settle(sink.path)
         }
         return PublishSummary(
             publishID: publishID, app: app, stream: stream, remote: remote,

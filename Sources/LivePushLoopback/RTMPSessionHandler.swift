@@ -246,7 +246,9 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         }
         let recorder: PublishRecorder
         do {
-            recorder = try PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: path)
+            let core = self.core
+            recorder = try PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: path,
+                                           isNewest: { core.isNewestPublish(publishID, of: stream) })
         } catch {
             core.emit(.protocolError("\(remote): cannot record \(path ?? "?"): \(error)"))
             // Carry on without a recording.

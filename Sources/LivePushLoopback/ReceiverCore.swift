@@ -16,6 +16,8 @@ final class ReceiverCore: Sendable {
         var nextPublishID = 1
         var summaries: [PublishSummary] = []
         var activePublishes: [String: Int] = [:]
+        /// The newest publish id per stream name.
+        var newestPublish: [String: Int] = [:]
         var waiters: [Int: Waiter] = [:]
         var channels: [ObjectIdentifier: any Channel] = [:]
         var stopped = false
@@ -61,11 +63,17 @@ final class ReceiverCore: Sendable {
     func publishStarted(app: String, stream: String) -> Int {
         let id = state.withLock { s in
             s.activePublishes[stream, default: 0] += 1
+            s.newestPublish[stream] = s.nextPublishID
             defer { s.nextPublishID += 1 }
             return s.nextPublishID
         }
         emit(.publishStarted(app: app, stream: stream))
         return id
+    }
+
+    /// Whether `id` is the newest publish of `stream` (an older one may end after a newer began).
+    func isNewestPublish(_ id: Int, of stream: String) -> Bool {
+        state.withLock { $0.newestPublish[stream] == id }
     }
 
     func publishEnded(_ summary: PublishSummary) {
