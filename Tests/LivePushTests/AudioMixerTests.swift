@@ -186,3 +186,27 @@ final class AudioMixerTests: XCTestCase {
         XCTAssertThrowsError(try mixer.setBGMPaused(false))
     }
 }
+
+/// Music URLs can carry credentials or tokens: errors must not repeat them.
+final class AudioSourceSecretsTests: XCTestCase {
+    private func openError(_ source: String) -> LivePushError? {
+        do {
+            _ = try AudioFileDecoder(source: source, timeout: .milliseconds(500), interrupt: AudioIOInterrupt())
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testUnsupportedAndUnreachableSourcesAreReportedWithoutSecrets() throws {
+        // Port 1 on loopback: nothing listens, the connection is refused at once.
+        for source in ["ftp://user:hunter2@127.0.0.1/x.mp3?token=SECRETVALUE123",
+                       "http://user:hunter2@127.0.0.1:1/x.mp3?token=SECRETVALUE123"] {
+            let error = try XCTUnwrap(openError(source), source)
+            XCTAssertTrue([.bgmOpenFailed, .bgmDownloadTimeout].contains(error.code), "\(error)")
+            XCTAssertFalse(error.description.contains("hunter2"), error.description)
+            XCTAssertFalse(error.description.contains("SECRETVALUE123"), error.description)
+            XCTAssertTrue(error.description.contains("token=SECR****"), error.description)
+        }
+    }
+}

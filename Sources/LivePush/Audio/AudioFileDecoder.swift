@@ -57,7 +57,7 @@ final class AudioFileDecoder {
         var path = source
         if path.hasPrefix("file://") { path.removeFirst("file://".count) }
         if path.contains("://") {
-            throw LivePushError(.bgmOpenFailed, "\(source): only local files and http(s) URLs are supported")
+            throw LivePushError(.bgmOpenFailed, "\(Redaction.redactURL(source)): only local files and http(s) URLs are supported")
         }
         var st = stat()
         guard stat(path, &st) == 0 else { throw LivePushError(.bgmOpenFailed, "\(path): no such file") }
