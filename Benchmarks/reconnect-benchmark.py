@@ -27,6 +27,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
+from children import T0, Child, stop_all_children  # noqa: E402  (next to this script)
+
 _spec = importlib.util.spec_from_file_location("push_benchmark", os.path.join(HERE, "push-benchmark.py"))
 pb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(pb)
@@ -36,99 +38,6 @@ BenchError = pb.BenchError
 log = pb.log
 
 MEDIAN_TARGET_S = 1.0        # livepush: median reset -> first frame at nginx < 1 s
-
-T0 = time.monotonic()        # every time in this script is time.monotonic(), taken as a line arrives
-
-# Every child we start, so that nothing outlives the script (Ctrl-C, errors, timeouts).
-_CHILDREN = []
-
-
-# --------------------------------------------------------------------------------------------
-# Child processes with time-stamped output lines
-
-
-class Lines:
-    """Reads one pipe in a thread; keeps (monotonic time of arrival, line) and logs them."""
-
-    def __init__(self, stream, log_path):
-        self.items = []
-        self.lock = threading.Lock()
-        self.closed = False
-        self._log_path = log_path
-        self._thread = threading.Thread(target=self._run, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _run(self, stream):
-        with open(self._log_path, "w") as out:
-            for raw in iter(stream.readline, b""):
-                t = time.monotonic()
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                out.write("%9.3f %s\n" % (t - T0, line))
-                out.flush()
-                with self.lock:
-                    self.items.append((t, line))
-        with self.lock:
-            self.closed = True
-
-    def snapshot(self):
-        with self.lock:
-            return list(self.items)
-
-    def join(self, timeout=2.0):
-        self._thread.join(timeout)
-
-
-class Child:
-    def __init__(self, name, cmd, log_dir):
-        self.name = name
-        self.cmd = cmd
-        self.started = time.monotonic()
-        # Own session: a Ctrl-C in the terminal reaches only this script, which stops the child.
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
-        _CHILDREN.append(self)
-        self.out = Lines(self.proc.stdout, os.path.join(log_dir, name + ".stdout"))
-        self.err = Lines(self.proc.stderr, os.path.join(log_dir, name + ".stderr"))
-        self.exited_at = None
-        self.exit = None
-
-    def poll(self):
-        if self.exit is None:
-            code = self.proc.poll()
-            if code is not None:
-                self.exit = code
-                self.exited_at = time.monotonic()
-        return self.exit
-
-    def stop(self, sig=signal.SIGINT, grace=8.0):
-        """Sends `sig` (graceful stop), then SIGTERM, then SIGKILL. Returns the exit status."""
-        for s, wait in ((sig, grace), (signal.SIGTERM, 3.0), (signal.SIGKILL, 3.0)):
-            if self.poll() is not None:
-                break
-            try:
-                self.proc.send_signal(s)
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                continue
-            self.poll()
-        self.out.join()
-        self.err.join()
-        return self.exit
-
-    def stderr_tail(self, n=5):
-        return [line for _t, line in self.err.snapshot()[-n:]]
-
-
-def stop_all_children():
-    for child in reversed(_CHILDREN):
-        try:
-            child.stop()
-        except Exception:  # keep stopping the others
-            pass
-    del _CHILDREN[:]
 
 
 # --------------------------------------------------------------------------------------------
@@ -596,7 +505,7 @@ def run_tool(tool, ctx):
             result["exit_unprompted"] = pusher.exit
         if pusher.poll() is None:
             time.sleep(0.3)  # let the last frames and stats land
-        result["exit"] = pusher.stop(signal.SIGINT, grace=10)
+        result["exit"], _ = pusher.stop(signal.SIGINT, grace=10)
         result["stopped_at"] = pusher.exited_at
     finally:
         pusher.stop()
