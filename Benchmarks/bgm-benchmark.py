@@ -19,7 +19,6 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,10 +124,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except pb.BenchError as exc:
-        pb.log("error: %s" % exc)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    pb.run_script(lambda argv: main())

@@ -493,13 +493,23 @@ def _on_sigterm(_signo, _frame):
     raise KeyboardInterrupt
 
 
-if __name__ == "__main__":
+def run_script(main, errors=(), on_exit=None, interrupted="interrupted"):
+    """The `__main__` of every script here: SIGTERM counts as Ctrl-C; exit 130 when interrupted,
+    2 on an expected error (after `on_exit`, e.g. stopping child processes), else main's status."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         sys.exit(main(sys.argv[1:]))
     except KeyboardInterrupt:
-        log("interrupted; nginx stopped")
+        if on_exit:
+            on_exit()
+        log(interrupted)
         sys.exit(130)
-    except (BenchError, subprocess.CalledProcessError) as exc:
+    except (BenchError, subprocess.CalledProcessError) + tuple(errors) as exc:
+        if on_exit:
+            on_exit()
         log("error: %s" % exc)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    run_script(main, interrupted="interrupted; nginx stopped")

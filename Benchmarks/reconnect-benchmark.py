@@ -19,8 +19,6 @@ import signal
 import socket
 import statistics
 import struct
-import subprocess
-import sys
 import threading
 import time
 
@@ -769,19 +767,5 @@ def main(argv):
     return status
 
 
-def _on_sigterm(_signo, _frame):
-    raise KeyboardInterrupt
-
-
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:
-        stop_all_children()
-        log("interrupted; every child stopped")
-        sys.exit(130)
-    except (BenchError, subprocess.CalledProcessError) as exc:
-        stop_all_children()
-        log("error: %s" % exc)
-        sys.exit(2)
+    pb.run_script(main, on_exit=stop_all_children, interrupted="interrupted; every child stopped")

@@ -15,12 +15,9 @@ import json
 import os
 import platform
 import random
-import shutil
 import signal
 import statistics
 import subprocess
-import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -526,19 +523,5 @@ def main(argv):
             log("nginx dir kept: %s" % nginx.dir)
 
 
-def _on_sigterm(_signo, _frame):
-    raise KeyboardInterrupt
-
-
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:
-        stop_all_children()
-        log("interrupted; every process stopped")
-        sys.exit(130)
-    except (SoakError, pb.BenchError, subprocess.CalledProcessError) as exc:
-        stop_all_children()
-        log("error: %s" % exc)
-        sys.exit(2)
+    pb.run_script(main, errors=(SoakError,), on_exit=stop_all_children, interrupted="interrupted; every process stopped")

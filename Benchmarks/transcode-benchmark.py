@@ -13,9 +13,6 @@ Reuses push-benchmark.py's input generation, nginx and measurement. Stdlib only.
 import argparse
 import importlib.util
 import os
-import signal
-import subprocess
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -123,11 +120,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except (pb.BenchError, subprocess.CalledProcessError) as exc:
-        pb.log("error: %s" % exc)
-        sys.exit(2)
+    pb.run_script(main)
