@@ -37,6 +37,13 @@ final class FilterPipelineTests: NginxTestCase {
         XCTAssertEqual(probe.videoStream?.codecName, "h264")
         let painted = video.frames.indices.filter { CheckerboardFilter.isVisible(in: video, frame: $0) }
         XCTAssertEqual(painted.count, 100, "every frame carries the filter's pattern")
+
+        // The same pusher again: the filter stays, the figures start over.
+        let again = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "pattern2"))
+        let second = try await PushHelpers.collect(pusher, again, start: .now, timeout: .seconds(60))
+        XCTAssertNil(second.error)
+        XCTAssertEqual(second.stats.pipeline.filteredFrames, 100, "a push's figures are its own")
     }
 
     func testAddingAndRemovingAFilterWhilePushing() async throws {

@@ -91,9 +91,12 @@ public final class LivePusher: Sendable {
         try start(source: UncheckedTransfer(value: source), url: PushURL(url))
     }
 
+    /// Throws unless a push may start now; then clears the pipeline's figures of the last push
+    /// (before the source opens: its encoder records its first bitrate there).
     private func checkCanStart() throws(LivePushError) {
         var probe = machine.withLock { $0 }
         try probe.apply(.start)
+        hooks.resetStats()
     }
 
     private func start(source: UncheckedTransfer<any MediaSource>, url: PushURL) throws(LivePushError) {
