@@ -49,14 +49,12 @@ struct VideoOptions: ParsableArguments {
         if let preset, !presets.contains(preset) { throw ValidationError("--preset must be one of \(presets.joined(separator: ", "))") }
     }
 
-    /// Whether any option needs the video decoded and encoded.
-    var needsEncoding: Bool {
-        !filters.isEmpty || watermark != nil || videoSize != nil || fps != nil || gop != nil || preset != nil
-            || targetBitrate != nil || minBitrate != nil || pauseImage != nil
-    }
+    /// Encoder settings mean nothing to a stream copy, so giving one asks for encoding. (Filters,
+    /// a size, an fps or a pause image make the library encode by themselves.)
+    var setsEncoder: Bool { gop != nil || preset != nil || targetBitrate != nil || minBitrate != nil }
 
     func apply(to config: inout PushConfig) {
-        if needsEncoding { config.media.encodeVideo = true }
+        if setsEncoder { config.media.encodeVideo = true }
         if let videoSize { config.media.outputSize = videoSize }
         if let fps { config.media.frameRate = fps }
         if let gop { config.media.gopSeconds = gop }

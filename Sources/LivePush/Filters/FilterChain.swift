@@ -24,11 +24,6 @@ final class FilterChain: Sendable {
         requested.withLock { $0.removeAll() }
     }
 
-    /// Drops a filter that failed, so it is not created again.
-    fileprivate func discard(_ filter: any VideoFilter) {
-        remove(filter)
-    }
-
     /// The pipeline's side: runs the current filters over frames on one thread.
     struct Runner {
         let chain: FilterChain
@@ -90,7 +85,7 @@ final class FilterChain: Sendable {
                     report(.filterCreated(name: filter.name))
                     next.append(filter)
                 } catch {
-                    chain.discard(filter)
+                    chain.remove(filter)  // failed: it is not created again
                     report(.filterFailed(name: filter.name, Self.describe(error, in: filter, during: "create")))
                 }
             }
@@ -99,7 +94,7 @@ final class FilterChain: Sendable {
 
         private mutating func fail(_ filter: any VideoFilter, _ error: any Error) {
             active.removeAll { $0 === filter }
-            chain.discard(filter)
+            chain.remove(filter)
             report(.filterFailed(name: filter.name, Self.describe(error, in: filter, during: "process")))
             destroy(filter)
         }

@@ -49,12 +49,7 @@ enum ImageLoader {
             throw LivePushError(.imageOpenFailed, "\(path): cannot convert pixel format \(pixelFormatName(decoded.pointee.format)) to RGBA")
         }
         defer { sws_freeContext(sws) }
-        rc = withPlanes(of: decoded) { srcData, srcLines in
-            withPlanes(of: rgba) { dstData, dstLines in
-                sws_scale(sws, UnsafeRawPointer(srcData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                          srcLines, 0, Int32(height), dstData, dstLines)
-            }
-        }
+        rc = sws_scale(sws, FF.planes(decoded), FF.strides(decoded), 0, Int32(height), FF.mutablePlanes(rgba), FF.strides(rgba))
         guard rc == Int32(height) else {
             throw LivePushError(.imageOpenFailed, "\(path): converting to RGBA failed: \(FF.describe(rc))")
         }
@@ -201,18 +196,5 @@ enum ImageLoader {
 
     private static func pixelFormatName(_ format: Int32) -> String {
         av_get_pix_fmt_name(AVPixelFormat(format)).map { String(cString: $0) } ?? "\(format)"
-    }
-
-    /// The frame's data and linesize arrays as C arrays, for swscale.
-    private static func withPlanes<R>(
-        of frame: UnsafeMutablePointer<AVFrame>,
-        _ body: (UnsafePointer<UnsafeMutablePointer<UInt8>?>, UnsafePointer<Int32>) -> R
-    ) -> R {
-        withUnsafePointer(to: &frame.pointee.data) { data in
-            withUnsafePointer(to: &frame.pointee.linesize) { lines in
-                body(UnsafeRawPointer(data).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                     UnsafeRawPointer(lines).assumingMemoryBound(to: Int32.self))
-            }
-        }
     }
 }

@@ -13,7 +13,7 @@ final class PipelineHooks: Sendable {
     /// encoder should switch to at its next frame.
     private let bitrate = Mutex<(control: AdaptiveBitrate?, pending: Int?)>((nil, nil))
     private let measured = Mutex(PipelineStats())
-    /// Where the pipeline reports (filter lifecycle, low performance).
+    /// Where the pipeline and the mixer report (filter lifecycle, low performance, BGM).
     private let sink = Mutex<(@Sendable (PushEvent) -> Void)?>(nil)
 
     init() {}
@@ -23,8 +23,9 @@ final class PipelineHooks: Sendable {
         detectorTap.withLock { $0 }?.stop()
     }
 
-    func setReporter(_ report: (@Sendable (PushEvent) -> Void)?) {
+    func setReporter(_ report: @escaping @Sendable (PushEvent) -> Void) {
         sink.withLock { $0 = report }
+        audio.setReporter(report)
     }
 
     func report(_ event: PushEvent) {

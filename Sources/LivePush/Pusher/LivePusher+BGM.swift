@@ -18,26 +18,22 @@ extension LivePusher {
     /// Opening happens in the background: watch `bgmStarted` / `bgmOpenFailed`.
     public func startBGM(source: String, loop: Bool = false) throws(LivePushError) {
         try checkCanMix("background music")
-        connectAudioEvents()
         hooks.audio.startBGM(source: source, loop: loop, timeout: config.bgmDownloadTimeout)
     }
 
     /// Stops the music (`bgmStopped`); nothing happens when none plays.
     public func stopBGM() {
-        connectAudioEvents()
         hooks.audio.stopBGM()
     }
 
     /// Pauses the music where it is (`bgmPaused`). Throws `invalidState` when no music plays or
     /// it is already paused.
     public func pauseBGM() throws(LivePushError) {
-        connectAudioEvents()
         try hooks.audio.setBGMPaused(true)
     }
 
     /// Continues paused music (`bgmResumed`). Throws `invalidState` when it is not paused.
     public func resumeBGM() throws(LivePushError) {
-        connectAudioEvents()
         try hooks.audio.setBGMPaused(false)
     }
 
@@ -80,7 +76,6 @@ extension LivePusher {
                 throw LivePushError(.bgmOpenFailed, "audio effect \(id): \(source): no such file")
             }
         }
-        connectAudioEvents()
         hooks.audio.playEffect(id: id, source: source, volume: volume, loop: loop, timeout: config.bgmDownloadTimeout)
     }
 
@@ -110,10 +105,5 @@ extension LivePusher {
         default:
             break
         }
-    }
-
-    /// The mixer reports through this pusher (set on first use; the mixer outlives pushes).
-    private func connectAudioEvents() {
-        hooks.audio.setReporter { [weak self] event in self?.emit(event) }
     }
 }
