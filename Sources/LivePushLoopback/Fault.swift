@@ -17,6 +17,16 @@ public enum Fault: Sendable, Equatable {
     case resetAfter(Duration)
     /// Stop reading from the client and stop forwarding in both directions; the socket stays open.
     case stall
+    /// A path that dies silently: reset the client's side now, but keep the relayed connection
+    /// to the upstream server open and silent, for this long (nil: until the loopback stops), as a
+    /// NAT or load balancer that forgot the flow would. The server keeps the old publisher until
+    /// its own idle timeout and answers a reconnect "already publishing". Needs an upstream;
+    /// without one it is a plain reset.
+    case stale(Duration?)
+    /// Forward nothing in either direction and close nothing: both sides stay open, and when the
+    /// client gives up and closes, the upstream side stays open and silent until the loopback
+    /// stops (the server never learns). Without an upstream it is a stall.
+    case blackhole
     /// Let client→server bytes through at this rate at most (reads paced per 100 ms tick).
     case throttle(bytesPerSecond: Int)
     /// Delay every chunk of bytes by this much, in both directions.
@@ -46,7 +56,7 @@ public enum Fault: Sendable, Equatable {
     /// removed with ``FaultLoopback/setFaults(_:)``.
     public var isContinuous: Bool {
         switch self {
-        case .stall, .throttle, .latency: return true
+        case .stall, .blackhole, .throttle, .latency: return true
         default: return false
         }
     }
@@ -59,6 +69,8 @@ public enum Fault: Sendable, Equatable {
         case .resetAfterBytes(let n): return "reset-after-bytes=\(n)"
         case .resetAfter(let d): return "reset-after=\(FaultSpec.format(d))"
         case .stall: return "stall"
+        case .stale(let d): return d.map { "stale=\(FaultSpec.format($0))" } ?? "stale"
+        case .blackhole: return "blackhole"
         case .throttle(let rate): return "throttle=\(rate)"
         case .latency(let d): return "latency=\(FaultSpec.format(d))"
         case .closeDuringHandshake: return "close-handshake"

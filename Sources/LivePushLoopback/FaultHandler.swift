@@ -63,6 +63,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
 
     // Effects.
     private var stalled = false
+    private var blackholed = false
     private var throttleRate: Int?
     private var latency = TimeAmount.zero
     private var resetAtBytes: (limit: Int, rule: FaultRule)?
@@ -257,6 +258,16 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             } else {
                 closeNow(rule)
             }
+        case .stale(let hold):
+            context?.fireUserInboundEventTriggered(UpstreamOnClientClose.keepOpen(for: hold))
+            if bytesIn == 0 {
+                firstReadAction = .reset(rule)
+            } else {
+                reset(rule, reason: "reset by fault \(rule); the upstream side stays open")
+            }
+        case .blackhole:
+            context?.fireUserInboundEventTriggered(UpstreamOnClientClose.keepOpen(for: nil))
+            core.emit(.faultInjected(rule, connection: connection))
         case .stall, .throttle, .latency:
             core.emit(.faultInjected(rule, connection: connection))
         case .rejectConnect, .rejectPublish, .closeAfterPublish, .malformedReply, .truncatedReply:
@@ -268,7 +279,10 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     private func updateEffects() {
         let active = rules.filter(\.injected).map(\.rule.fault)
         let wasStalled = stalled
-        stalled = active.contains(.stall)
+        let wasBlackholed = blackholed
+        blackholed = active.contains(.blackhole)
+        stalled = active.contains(.stall) || blackholed
+        if wasBlackholed && !blackholed { context?.fireUserInboundEventTriggered(UpstreamOnClientClose.close) }
         let rate = active.compactMap { fault -> Int? in if case .throttle(let r) = fault { return r } else { return nil } }.min()
         if rate != throttleRate {
             throttleRate = rate

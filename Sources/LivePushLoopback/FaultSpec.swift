@@ -1,6 +1,7 @@
 /// The text form of a ``FaultRule``: `FAULT[=ARG][@WHEN[,WHEN...]]`.
 ///
 /// FAULT: `refuse`, `reset`, `reset-after-bytes=SIZE`, `reset-after=DURATION`, `stall`,
+/// `stale[=DURATION]`, `blackhole`,
 /// `throttle=SIZE` (bytes per second), `latency=DURATION`, `close-handshake`, `reject-connect`,
 /// `reject-publish[=badname|already]`, `close-after-publish`, `malformed-reply`, `truncated-reply`.
 ///
@@ -11,7 +12,8 @@
 public enum FaultSpec {
     /// The fault names, for help texts.
     public static let faultNames = [
-        "refuse", "reset", "reset-after-bytes=SIZE", "reset-after=DURATION", "stall", "throttle=SIZE",
+        "refuse", "reset", "reset-after-bytes=SIZE", "reset-after=DURATION", "stall", "stale[=DURATION]", "blackhole",
+        "throttle=SIZE",
         "latency=DURATION", "close-handshake", "reject-connect", "reject-publish[=badname|already]",
         "close-after-publish", "malformed-reply", "truncated-reply",
     ]
@@ -63,6 +65,11 @@ public enum FaultSpec {
             guard let d = duration(arg) else { throw fail(durationHint(arg)) }
             return .resetAfter(d)
         case "stall": return try noArgument(.stall)
+        case "stale":
+            guard let argument else { return .stale(nil) }
+            guard let d = duration(argument) else { throw fail(durationHint(argument)) }
+            return .stale(d)
+        case "blackhole": return try noArgument(.blackhole)
         case "throttle":
             let arg = try required("a rate in bytes per second")
             guard let n = size(arg), n > 0 else { throw fail("'\(arg)' is not a positive rate in bytes per second (64k, 1m, 50000)") }

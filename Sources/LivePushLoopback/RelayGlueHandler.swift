@@ -2,7 +2,9 @@ import NIOCore
 
 /// One half of a relay: what one channel reads is written to its partner's channel, and reads
 /// are held back while the partner's channel is not writable (backpressure). Closing either
-/// side closes the other. Both channels must share one event loop.
+/// side closes the other, unless the client's side was told to leave the upstream open
+/// (``UpstreamOnClientClose``): the upstream side is then orphaned, reads nothing on, writes
+/// nothing, and closes after its hold time. Both channels must share one event loop.
 final class RelayGlueHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -12,6 +14,10 @@ final class RelayGlueHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var pendingRead = false
     private var partnerClosed = false
+    /// What to do with the partner when this side closes.
+    private var onClose = UpstreamOnClientClose.close
+    /// Set on the upstream side once its client side is gone for good.
+    private var orphaned = false
     /// Noted as the connection's close reason when this side goes inactive first.
     private let inactiveNote: (@Sendable () -> Void)?
 
@@ -36,7 +42,19 @@ final class RelayGlueHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !orphaned else { return }  // silent: what the server says goes nowhere
         partner?.partnerWrite(unwrapInboundIn(data))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let decision = event as? UpstreamOnClientClose {
+            onClose = decision
+            // Nothing crosses a dead path in either direction: when the server gives up on its
+            // side, the client must not hear of it either.
+            partner?.onClose = decision
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -46,7 +64,10 @@ final class RelayGlueHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if partner?.partnerIsActive == true { inactiveNote?() }
-        partner?.partnerClose()
+        switch onClose {
+        case .close: partner?.partnerClose()
+        case .keepOpen(let hold): partner?.partnerOrphan(closingAfter: hold)
+        }
         context.fireChannelInactive()
     }
 
@@ -89,6 +110,16 @@ final class RelayGlueHandler: ChannelDuplexHandler {
         if pendingRead, let context {
             pendingRead = false
             context.read()
+        }
+    }
+
+    private func partnerOrphan(closingAfter hold: Duration?) {
+        orphaned = true
+        partner = nil
+        guard let context, let hold else { return }
+        let channel = context.channel
+        channel.eventLoop.scheduleTask(in: .nanoseconds(hold.totalNanoseconds)) {
+            channel.close(promise: nil)
         }
     }
 

@@ -17,6 +17,10 @@ enum EventFormatter {
             fields.append(("state", .string(state.description)))
         case .reconnectStarted(let attempt):
             fields.append(("attempt", .int(Int64(attempt))))
+        case .staleSession(let attempt, let waited, let retryIn):
+            fields.append(("attempt", .int(Int64(attempt))))
+            fields.append(("waited", .double(seconds(waited))))
+            fields.append(("retryIn", .double(seconds(retryIn))))
         case .videoBitrateChanged(let from, let to):
             fields.append(("fromKbps", .int(Int64(from))))
             fields.append(("toKbps", .int(Int64(to))))
@@ -85,6 +89,8 @@ enum EventFormatter {
             return "\(head) \(state)"
         case .reconnectStarted(let attempt):
             return "\(head) attempt \(attempt)"
+        case .staleSession(let attempt, let waited, let retryIn):
+            return "\(head) the server still holds the previous session (attempt \(attempt), waited \(seconds(waited)) s); retrying in \(seconds(retryIn)) s"
         case .videoBitrateChanged(let from, let to):
             return "\(head) \(from) -> \(to) kbps"
         case .bgmProgress(let position, let duration):
@@ -98,6 +104,9 @@ enum EventFormatter {
             return head
         }
     }
+
+    /// Milliseconds precision, as seconds.
+    static func seconds(_ d: Duration) -> Double { Double(d.nanosecondsValue / 1_000_000) / 1000 }
 
     static func summary(_ s: PushStats) -> String {
         "media \(clock(s.mediaTimeSent)) / \(clock(s.sourceDuration)), \(s.bitrate / 1000) kbps, \(String(format1: s.fps)) fps, queue \(s.queuedPackets), dropped \(s.droppedFrames.total)"

@@ -48,6 +48,10 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("retry-interval"), help: "Milliseconds before each reconnect attempt.")
     var retryInterval = 1000
 
+    @Option(name: .customLong("stale-grace"),
+            help: "Seconds to keep retrying while the server still holds the previous session ('already publishing').")
+    var staleGrace: Double = 90
+
     @Option(name: .customLong("send-timeout"), help: "Milliseconds a write may block before the connection counts as lost.")
     var sendTimeout = 3000
 
@@ -75,6 +79,7 @@ struct PushCommand: AsyncParsableCommand {
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
         if !(0...100).contains(retryCount) { throw ValidationError("--retry-count must be between 0 and 100") }
         if authTTL <= 60 && authKey != nil { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
+        if !(staleGrace >= 0 && staleGrace <= 86_400) { throw ValidationError("--stale-grace must be between 0 and 86400 seconds") }
         if retryInterval < 0 || sendTimeout <= 0 { throw ValidationError("--retry-interval and --send-timeout must be positive") }
     }
 
@@ -84,6 +89,7 @@ struct PushCommand: AsyncParsableCommand {
         config.looping = loop.value
         config.connectRetryCount = retryCount
         config.connectRetryInterval = .milliseconds(retryInterval)
+        config.staleSessionGrace = .milliseconds(Int64(staleGrace * 1000))
         config.sendDataTimeout = .milliseconds(sendTimeout)
         config.media.forceTranscode = transcode
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
@@ -139,7 +145,14 @@ struct PushCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let bar = ProgressBar()
         var musicStatus = ""
+        // The library waits for `reconnect()` after its retries are used up; the CLI has nobody
+        // to call it, so that is the end of the push: stop, and exit 1 once `stopped` arrives.
+        var retriesUsedUp: LivePushError?
         for await event in events {
+            if case .reconnectFailed(let error) = event, retriesUsedUp == nil {
+                retriesUsedUp = error
+                try? pusher.stop()
+            }
             if case .pushURLAuthenticationOverdue = event, let signer {
                 // Re-sign: the next connect uses the new URL, the current stream goes on.
                 do {
@@ -166,6 +179,12 @@ struct PushCommand: AsyncParsableCommand {
             }
         }
         if case .failed(let error) = pusher.state { throw fail(error) }
+        if let retriesUsedUp {
+            let code = fail(retriesUsedUp)
+            Console.error("livepush: gave up reconnecting after --retry-count \(retryCount) attempts "
+                          + "(--retry-interval \(retryInterval) ms) and --stale-grace \(staleGrace) s; raise them to keep trying longer\n")
+            throw code
+        }
 
         if let receiver {
             do {

@@ -48,6 +48,31 @@ final class ReconnectTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(summary.firstTimestampMs ?? 0, 1500, "timestamps continue, no jump back to 0")
         try FFProbe.run(try XCTUnwrap(summary.recordingPath)).assertWellFormed()
     }
+
+    func testOurOwnStopsNeverLeaveASessionBehind() async throws {
+        // A server ends a publish on FCUnpublish/deleteStream at once; one that only sees the
+        // socket go may hold it (and answer the next publish "already publishing").
+        let receiver = RTMPReceiver(configuration: .init(port: 0))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+        let pusher = LivePusher(config: realTimeConfig())
+        let events = EventLog(pusher.events())
+        try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(port)/live/clean")
+        defer { try? pusher.stop() }
+
+        // A requested reconnect (a refreshed URL) closes the old connection cleanly too.
+        try await events.await("0.5 s of media sent") { if case .stats(let s) = $0 { s.mediaTimeSent >= 500_000 } else { false } }
+        try pusher.reconnect()
+        try await events.await("reconnectSucceeded") { $0.name == "reconnectSucceeded" }
+        try await events.await("1.5 s of media sent") { if case .stats(let s) = $0 { s.mediaTimeSent >= 1_500_000 } else { false } }
+        try pusher.stop()
+        try await events.await("stopped") { $0.name == "stopped" }
+
+        let ends = try await receiver.waitForPublishEnd(stream: "clean", timeout: .seconds(10))
+        let all = receiver.summaries().filter { $0.stream == "clean" }
+        XCTAssertEqual(all.count, 2, "\(all.map(\.endReason))")
+        XCTAssertEqual(all.map(\.endReason), ["FCUnpublish", "FCUnpublish"], "\(ends)")
+    }
 }
 
 /// Collects a pusher's events and lets a test wait for one, with an upper bound.

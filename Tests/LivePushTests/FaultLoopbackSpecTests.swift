@@ -11,6 +11,9 @@ final class FaultLoopbackSpecTests: XCTestCase {
             ("reset-after-bytes=1m", FaultRule(.resetAfterBytes(1_048_576))),
             ("reset-after=2s", FaultRule(.resetAfter(.seconds(2)))),
             ("stall@after=1s,conn=1", FaultRule(.stall, when: FaultTrigger(connections: 1...1, afterTime: .seconds(1)))),
+            ("stale@conn=1,after=2s", FaultRule(.stale(nil), when: FaultTrigger(connections: 1...1, afterTime: .seconds(2)))),
+            ("stale=15s", FaultRule(.stale(.seconds(15)))),
+            ("blackhole@messages=300", FaultRule(.blackhole, when: FaultTrigger(afterMessages: 300))),
             ("throttle=64k", FaultRule(.throttle(bytesPerSecond: 65_536))),
             ("throttle=50000", FaultRule(.throttle(bytesPerSecond: 50_000))),
             ("latency=200ms", FaultRule(.latency(.milliseconds(200)))),
@@ -52,6 +55,8 @@ final class FaultLoopbackSpecTests: XCTestCase {
             ("reset-after=-1s", "not a duration"),
             ("reset-after-bytes=lots", "not a size"),
             ("reject-publish=maybe", "'badname' or 'already'"),
+            ("stale=10", "needs a unit"),
+            ("blackhole=1s", "takes no argument"),
             ("refuse@", "nothing after '@'"),
             ("refuse@conn=0", "numbered from 1"),
             ("refuse@conn=3-1", "range is empty"),
@@ -99,6 +104,8 @@ final class FaultLoopbackSpecTests: XCTestCase {
         XCTAssertFalse(Fault.stall.isRTMPLevel)
         XCTAssertTrue(Fault.throttle(bytesPerSecond: 1).isContinuous)
         XCTAssertFalse(Fault.reset.isContinuous)
+        XCTAssertTrue(Fault.blackhole.isContinuous)
+        XCTAssertFalse(Fault.stale(nil).isContinuous)
     }
 
     func testUpstreamAddresses() {

@@ -52,6 +52,22 @@ final class SendQueueTests: XCTestCase {
         XCTAssertLessThanOrEqual(q.bytes, 6_000)
     }
 
+    func testWhileDisconnectedWholeOldestGOPsGoFirstSoTheRestHasNoHoles() {
+        var q = SendQueue(limits: .init(maxDuration: 1_000_000, maxBytes: 1 << 30), mode: .dropping)
+        q.isDisconnected = true
+        // 4 s of 1 s GOPs with audio beside the video, as a live source queues during an outage.
+        for i in 0..<100 {
+            q.push(video(i, i % 25 == 0 ? .key : (i % 2 == 0 ? .disposable : .reference)))
+            q.push(audio(i))
+        }
+        XCTAssertEqual(q.items.first?.isKeyframe, true)
+        XCTAssertEqual(q.items.first?.kind, .video, "the audio before the kept keyframe went with its GOP")
+        let videoDTS = q.items.filter { $0.kind == .video }.map(\.dts)
+        XCTAssertEqual(videoDTS, Array(stride(from: videoDTS[0], through: 99 * 40_000, by: 40_000)), "no holes")
+        XCTAssertEqual(q.drops.disposable, q.drops.reference, "no thinning: whole GOPs only")
+        XCTAssertGreaterThan(q.drops.keyframes, 0)
+    }
+
     func testIncompleteGOPOverLimitSkipsToNextKeyframe() {
         var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 3_000), mode: .dropping)
         for p in [video(0, .key), video(1, .reference), video(2, .reference), video(3, .reference)] { q.push(p) }

@@ -207,6 +207,8 @@ public final class LivePusher: Sendable {
             try? transition(.lost)
         case .reconnecting(let attempt):
             emit(.reconnectStarted(attempt: attempt))
+        case .staleSession(let attempt, let waited, let retryIn):
+            emit(.staleSession(attempt: attempt, waited: waited, retryIn: retryIn))
         case .reconnected:
             try? transition(.reconnected, emitting: [.reconnectSucceeded])
         case .reconnectFailed(let cause):

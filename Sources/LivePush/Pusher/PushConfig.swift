@@ -37,6 +37,15 @@ public struct PushConfig: Sendable {
     public var connectRetryInterval: Duration = .milliseconds(1000)
     /// Each later wait is the previous one times this (1 = constant, as in the reference).
     public var connectRetryBackoff: Double = 1
+    /// After a silent path death the server may still hold our previous publisher and answer
+    /// every reconnect "already publishing" until its own idle timeout (nginx-rtmp:
+    /// `drop_idle_publisher`, else 60 s of read timeout plus its ping check). Such answers do not
+    /// spend `connectRetryCount`: LivePush keeps retrying for this long, then gives up with
+    /// `reconnectFailed`. The first connect is never retried (`publishRejected`).
+    public var staleSessionGrace: Duration = .seconds(90)
+    /// The longest wait between two attempts while the server holds the previous session
+    /// (the waits start at `connectRetryInterval` and grow 1.5 times per attempt up to this).
+    public var staleSessionMaxInterval: Duration = .seconds(2)
     /// The TCP send buffer (`SO_SNDBUF`); nil keeps the system's. A modest buffer keeps the
     /// backlog in LivePush's send queue, where congestion is measured and the drop policy
     /// applies, instead of in the kernel where nobody can see or shed it.

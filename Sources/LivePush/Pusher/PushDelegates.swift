@@ -28,6 +28,9 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     /// The connection dropped; LivePush reconnects by itself (`connectRetryCount`).
     func pusher(_ pusher: LivePusher, connectionLost error: LivePushError)
     func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int)
+    /// A reconnect was answered "already publishing": the server still holds the previous
+    /// publisher. LivePush keeps trying for `staleSessionGrace` without spending retries.
+    func pusher(_ pusher: LivePusher, serverHoldsPreviousSession attempt: Int, waited: Duration)
     func pusherReconnectSucceeded(_ pusher: LivePusher)
     /// Retries are used up; call `reconnect()` when the network is back.
     func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError)
@@ -48,6 +51,7 @@ extension LivePusherNetworkDelegate {
     public func pusher(_ pusher: LivePusher, connectFailed error: LivePushError) {}
     public func pusher(_ pusher: LivePusher, connectionLost error: LivePushError) {}
     public func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int) {}
+    public func pusher(_ pusher: LivePusher, serverHoldsPreviousSession attempt: Int, waited: Duration) {}
     public func pusherReconnectSucceeded(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError) {}
     public func pusherNetworkPoor(_ pusher: LivePusher) {}

@@ -21,6 +21,10 @@ public enum PushEvent: Sendable, Equatable {
     case connectFailed(LivePushError)
     case connectionLost(LivePushError)
     case reconnectStarted(attempt: Int)
+    /// A reconnect was answered "already publishing": the server still holds the previous
+    /// publisher (the old path died silently). LivePush retries in `retryIn` without spending
+    /// `connectRetryCount`, until `staleSessionGrace` has passed since the first such answer.
+    case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
     case reconnectSucceeded
     case reconnectFailed(LivePushError)
     case networkPoor
@@ -60,7 +64,7 @@ public enum PushEvent: Sendable, Equatable {
     public var group: Group {
         switch self {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
-        case .connectFailed, .connectionLost, .reconnectStarted, .reconnectSucceeded, .reconnectFailed,
+        case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
              .tokenWillExpire, .tokenExpired: .network
         case .systemError, .sdkError: .error
@@ -84,6 +88,7 @@ public enum PushEvent: Sendable, Equatable {
         case .connectFailed: "connectFailed"
         case .connectionLost: "connectionLost"
         case .reconnectStarted: "reconnectStarted"
+        case .staleSession: "staleSession"
         case .reconnectSucceeded: "reconnectSucceeded"
         case .reconnectFailed: "reconnectFailed"
         case .networkPoor: "networkPoor"

@@ -151,38 +151,42 @@ extension PushSession {
         }
     }
 
-    /// Reconnects with the policy's waits; after the last try reports `reconnectFailed` and
-    /// waits for `reconnect()` or `stop()`. Nil when the push was stopped meanwhile.
+    /// Reconnects as ``ReconnectStateMachine`` decides; when it gives up, reports
+    /// `reconnectFailed` and waits for `reconnect()` or `stop()`. Nil when the push was stopped.
     private func reconnect(after error: LivePushError?, _ resume: inout ResumeState) -> RTMPSession? {
-        let policy = ReconnectPolicy(maxAttempts: config.connectRetryCount, interval: config.connectRetryInterval,
-                                     backoff: config.connectRetryBackoff)
-        var lastError = error ?? LivePushError(.connectionLost, "reconnect requested")
-        // A requested reconnect (new URL, manual call) connects at once.
-        var immediate = error == nil
+        var machine = ReconnectStateMachine(
+            policy: ReconnectPolicy(maxAttempts: config.connectRetryCount, interval: config.connectRetryInterval,
+                                    backoff: config.connectRetryBackoff),
+            stale: .init(grace: config.staleSessionGrace,
+                         initialInterval: max(.milliseconds(250), min(config.connectRetryInterval, config.staleSessionMaxInterval)),
+                         maxInterval: config.staleSessionMaxInterval))
         lock.withLock {
             reconnectRequested = false
+            queue.isDisconnected = true
             prepareResume(&resume)
         }
-        var attempt = 0
+        defer { lock.withLock { queue.isDisconnected = false } }
+        var decision = machine.begin(after: error)
         while true {
-            attempt += 1
-            let delay = immediate ? Duration.zero : policy.delay(beforeAttempt: attempt)
-            guard let delay, ReconnectPolicy.isRetryable(lastError) || immediate else {
-                signal(.reconnectFailed(lastError))
+            switch decision {
+            case .giveUp(let cause):
+                signal(.reconnectFailed(cause))
                 guard waitForManualReconnect() else { return nil }
-                attempt = 0
-                immediate = true
+                decision = machine.begin(after: nil)
                 continue
+            case .retry(let attempt, let delay):
+                signal(.reconnecting(attempt: attempt))
+                guard sleep(delay) else { return nil }
+            case .awaitStaleSession(let attempt, let waited, let delay):
+                signal(.staleSession(attempt: attempt, waited: waited, retryIn: delay))
+                guard sleep(delay) else { return nil }
             }
-            immediate = false
-            signal(.reconnecting(attempt: attempt))
-            guard sleep(delay) else { return nil }
             do {
                 let connection = try connect()
                 signal(.reconnected(url: connection.url.redacted))
                 return connection
             } catch {
-                lastError = error
+                decision = machine.attemptFailed(error, now: monotonicMicroseconds())
             }
         }
     }

@@ -17,6 +17,8 @@ final class PushSession: @unchecked Sendable {
         /// A requested reconnect (`reconnect()`, a refreshed URL) closed the connection on purpose.
         case reconnectRequested
         case reconnecting(attempt: Int)
+        /// A reconnect was rejected because the server still holds the previous publisher.
+        case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
         case reconnected(url: String)
         case reconnectFailed(LivePushError)
         case network(CongestionDetector.Change)

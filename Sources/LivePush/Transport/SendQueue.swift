@@ -13,6 +13,11 @@ import DequeModule
 /// 4. only then audio, oldest first.
 /// When one incomplete GOP alone exceeds the limits, later non-key video frames are dropped
 /// until the next keyframe arrives (they could not be decoded without the frames dropped).
+///
+/// While the connection is down (``isDisconnected``) the order changes: thinning GOPs would
+/// only leave holes in what is sent after the reconnect, so the oldest whole GOP goes first,
+/// with the audio queued before its successor's keyframe. The queue then holds the newest
+/// stretch of media, whole, starting on a keyframe.
 struct SendQueue {
     enum Mode: Sendable { case backpressure, dropping }
 
@@ -28,6 +33,8 @@ struct SendQueue {
     private(set) var bytes = 0
     private(set) var drops = FrameDrops()
     private var droppingUntilKeyframe = false
+    /// Set while the connection is down (see the type's comment).
+    var isDisconnected = false
 
     init(limits: Limits, mode: Mode) {
         self.limits = limits
@@ -104,6 +111,9 @@ struct SendQueue {
     // MARK: - Drop policy
 
     private mutating func shed() {
+        while isOverLimit && isDisconnected {
+            guard dropOldestGOPWithItsAudio() else { break }
+        }
         while isOverLimit {
             if dropOldestDisposable() { continue }
             if dropTailOfOldestCompleteGOP() { continue }
@@ -157,6 +167,15 @@ struct SendQueue {
               let index = items[..<end].firstIndex(where: { $0.kind == .video })
         else { return false }
         remove(at: index)
+        return true
+    }
+
+    /// Drops everything before the second queued keyframe.
+    private mutating func dropOldestGOPWithItsAudio() -> Bool {
+        guard let end = endOfOldestCompleteGOP else { return false }
+        for packet in items[..<end] { count(packet) }
+        bytes -= items[..<end].reduce(0) { $0 + $1.data.count }
+        items.removeFirst(end)
         return true
     }
 
