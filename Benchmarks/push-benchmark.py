@@ -127,9 +127,10 @@ def port_accepts(port):
 class Nginx:
     """A private foreground nginx with only an RTMP `live` application (no recording, no HTTP)."""
 
-    def __init__(self, nginx, module):
+    def __init__(self, nginx, module, app_directives=""):
         self.nginx = nginx
         self.module = module
+        self.app_directives = app_directives  # extra lines for the `live` application
         self.dir = tempfile.mkdtemp(prefix="livepush-bench-nginx-")
         self.error_log = os.path.join(self.dir, "error.log")
         self.proc = None
@@ -180,9 +181,11 @@ class Nginx:
             "    application live {\n"
             "      live on;\n"
             "      record off;\n"
+            "%s"
             "    }\n"
             "  }\n"
-            "}\n" % (user, self.error_log, self.dir, self.module, self.port))
+            "}\n" % (user, self.error_log, self.dir, self.module, self.port,
+                     "".join("      %s\n" % d for d in self.app_directives.splitlines() if d.strip())))
 
     def url(self, stream):
         return "rtmp://127.0.0.1:%d/live/%s" % (self.port, stream)

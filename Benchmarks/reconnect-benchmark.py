@@ -5,6 +5,11 @@ connection is reset? `livepush push` (automatic reconnect) against `ffmpeg -re -
 pushing through `livepush loopback`, a fault-injecting relay in front of a private nginx-rtmp
 that resets every connection N times, 2 s after accepting it.
 
+With `--fault stale` the path dies silently instead: the loopback resets the pusher's side but
+keeps its connection to nginx open and silent, so nginx holds the old publisher and answers
+"Already publishing" until `drop_idle_publisher` (default 10 s here) lets it go. The faults
+fire `--fault-spacing` apart on whatever connection is open then.
+
 Stdlib only; reuses push-benchmark.py (input generation, nginx). Builds nothing: point
 --livepush at a release build. See Benchmarks/README.md ("Reconnect benchmark").
 """
@@ -316,8 +321,10 @@ class RtmpPlayer(threading.Thread):
 _LINE = re.compile(r"connection (\d+): (accepted|upstream connected|fault (.*)|closed \((.*)\))$")
 
 
-def start_loopback(livepush, upstream_port, fault, log_dir, name):
-    cmd = [livepush, "loopback", "--listen", "0", "--upstream", "127.0.0.1:%d" % upstream_port, "--fault", fault]
+def start_loopback(livepush, upstream_port, faults, log_dir, name):
+    cmd = [livepush, "loopback", "--listen", "0", "--upstream", "127.0.0.1:%d" % upstream_port]
+    for fault in faults:
+        cmd += ["--fault", fault]
     child = Child(name, cmd, log_dir)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -455,24 +462,37 @@ def parse_json_lines(lines):
     return out
 
 
+def fault_specs(args):
+    """The loopback's --fault arguments for the chosen fault kind."""
+    if args.fault == "reset":
+        return ["reset-after=%s@conn=1-%d" % (args.reset_after, args.resets)]
+    first = pb_seconds(args.reset_after)
+    return ["stale@at=%gs" % (first + i * args.fault_spacing) for i in range(args.resets)]
+
+
+def pb_seconds(text):
+    return float(text[:-2]) / 1000 if text.endswith("ms") else float(text.rstrip("s"))
+
+
 def run_tool(tool, ctx):
     """Runs one tool through a fresh loopback and player; returns a result dict."""
     args = ctx["args"]
     stream = {"livepush": "bench-livepush", "ffmpeg": "bench-ffmpeg", "fifo": "bench-fifo"}[tool]
-    fault = "reset-after=%s@conn=1-%d" % (args.reset_after, args.resets)
+    faults = fault_specs(args)
+    fault = " ".join(faults)
     log_dir = ctx["log_dir"]
     player = RtmpPlayer(ctx["nginx"].port, "live", stream, os.path.join(log_dir, tool + "-player.log"))
     player.start()
     if not player.playing.wait(10):
         log("warning: the player did not get NetStream.Play.Start for %s" % stream)
-    loopback, port = start_loopback(ctx["livepush"], ctx["nginx"].port, fault, log_dir, tool + "-loopback")
+    loopback, port = start_loopback(ctx["livepush"], ctx["nginx"].port, faults, log_dir, tool + "-loopback")
     url = "rtmp://127.0.0.1:%d/live/%s" % (port, stream)
     src = ctx["input"]
     if tool == "livepush":
         cmd = [ctx["livepush"], "push", src, url, "--loop", "forever", "--json",
                "--retry-interval", str(args.retry_interval), "--retry-count", str(args.retry_count),
                "--stats-interval", str(args.stats_interval)]
-        limit = args.time_limit or (args.resets * 5 + 30)
+        limit = args.time_limit or (args.resets * (5 if args.fault == "reset" else args.fault_spacing + 5) + 30)
     elif tool == "ffmpeg":
         cmd = [ctx["ffmpeg"], "-hide_banner", "-loglevel", "warning", "-nostdin", "-re", "-stream_loop", "-1",
                "-i", src, "-c", "copy", "-f", "flv", url]
@@ -487,13 +507,18 @@ def run_tool(tool, ctx):
                "-f", "fifo", "-fifo_format", "flv",
                "-attempt_recovery", "1", "-recovery_wait_time", "1", "-drop_pkts_on_overflow", "1",
                "-queue_size", "600", url]
-        limit = args.fifo_time_limit
+        limit = max(args.fifo_time_limit, args.resets * args.fault_spacing + 30) if args.fault == "stale" \
+            else args.fifo_time_limit
     result = {"tool": tool, "cmd": cmd, "fault": fault, "limit": limit}
     log("[%s] %s" % (tool, " ".join(cmd)))
     pusher = Child(tool, cmd, log_dir)
     try:
         def finished():
             conns = parse_loopback(loopback.out.snapshot())
+            if args.fault == "stale":
+                # Every fault fired, and a frame reached nginx after the last one.
+                faulted = sorted(c["fault"] for c in conns.values() if "fault" in c)
+                return len(faulted) >= args.resets and first_after(player.video_times(), faulted[-1]) is not None
             beyond = [n for n in conns if n > args.resets and "accepted" in conns[n]]
             return bool(beyond) and first_after(player.video_times(), conns[min(beyond)]["accepted"]) is not None
         outcome = wait_until(finished, pusher.started + limit, [pusher, loopback])
@@ -592,7 +617,7 @@ def report_tool(title, res, resets_wanted):
     else:
         lines.append("ended: %s; stopped with SIGINT after %.1f s, exit status %s" % (how, res["wall"], res["exit"]))
     if res.get("event_counts") is not None:
-        keys = ("pushStarted", "firstFramePushed", "connectionLost", "sendDataTimeout", "reconnectStarted",
+        keys = ("pushStarted", "firstFramePushed", "connectionLost", "sendDataTimeout", "reconnectStarted", "staleSession",
                 "reconnectSucceeded", "reconnectFailed", "sdkError", "stopped")
         lines.append("events: " + ", ".join("%s %d" % (k, res["event_counts"].get(k, 0)) for k in keys))
         fs = res.get("final_stats")
@@ -629,6 +654,13 @@ def parse_args(argv):
     p.add_argument("--input", help="use this media file instead of the generated one")
     p.add_argument("--duration", type=float, default=60.0, help="length of the generated input (default 60 s)")
     p.add_argument("--resets", type=int, default=20, help="connections reset by the fault (default 20)")
+    p.add_argument("--fault", choices=("reset", "stale"), default="reset",
+                   help="reset: the loopback resets both sides; stale: a silent path death, nginx keeps the "
+                        "old publisher until drop_idle_publisher (default reset)")
+    p.add_argument("--drop-idle-publisher", type=int, default=10,
+                   help="nginx drop_idle_publisher in s with --fault stale (default 10)")
+    p.add_argument("--fault-spacing", type=float, default=25.0,
+                   help="with --fault stale: seconds between faults (default 25)")
     p.add_argument("--reset-after", default="2s", help="each faulted connection is reset this long after "
                                                        "the loopback accepts it (default 2s)")
     p.add_argument("--retry-interval", type=int, default=500, help="livepush --retry-interval in ms (default 500)")
@@ -670,7 +702,8 @@ def main(argv):
     log_dir = os.path.join(WORK, "logs", "reconnect-" + time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(log_dir, exist_ok=True)
 
-    nginx = pb.Nginx(args.nginx, args.rtmp_module)
+    directives = "drop_idle_publisher %ds;" % args.drop_idle_publisher if args.fault == "stale" else ""
+    nginx = pb.Nginx(args.nginx, args.rtmp_module, directives)
     results = {}
     out = []
     status = 0
@@ -685,10 +718,13 @@ def main(argv):
             "           %s" % (pb.describe_input(ffprobe, src) if ffprobe else ""),
             "livepush:  %s" % os.path.relpath(livepush, REPO),
             "ffmpeg:    %s" % ffmpeg,
-            "server:    nginx-rtmp on 127.0.0.1:%d (record off), behind a fresh `livepush loopback` per tool"
-            % nginx.port,
-            "fault:     reset-after=%s@conn=1-%d (connections 1-%d are reset %s after being accepted; "
-            "later ones are left alone)" % (args.reset_after, args.resets, args.resets, args.reset_after),
+            "server:    nginx-rtmp on 127.0.0.1:%d (record off%s), behind a fresh `livepush loopback` per tool"
+            % (nginx.port, ", " + directives if directives else ""),
+            ("fault:     reset-after=%s@conn=1-%d (connections 1-%d are reset %s after being accepted; "
+             "later ones are left alone)" % (args.reset_after, args.resets, args.resets, args.reset_after))
+            if args.fault == "reset" else
+            ("fault:     %s (a silent path death: the pusher's side is reset, the side to nginx stays open "
+             "and silent until nginx drops the idle publisher)" % " ".join(fault_specs(args))),
             "measured:  reset = earliest of the loopback's `fault`/`closed (reset ...)` lines and livepush's",
             "           connectionLost. video (audio) = first video (audio) frame, sequence headers excluded,",
             "           that nginx forwards to an RTMP player run by this script, after the next connection",
@@ -727,7 +763,13 @@ def main(argv):
                      "fifo": "ffmpeg -f fifo -attempt_recovery 1"}[tool]
             lines.append("%-44s %7d %10d %9s %9s" % (short, n, r, fmt(med), fmt(worst)))
         lines += ["", "targets:"]
-        if "livepush" in summary:
+        if args.fault == "stale":
+            lines.append("  (none: recovery waits for nginx's drop_idle_publisher %d s; compare the tools)"
+                         % args.drop_idle_publisher)
+            if "livepush" in summary and (summary["livepush"][1] < summary["livepush"][0]
+                                          or results["livepush"]["outcome"] != "done"):
+                status = 1
+        elif "livepush" in summary:
             n, r, med, _worst = summary["livepush"]
             verdict = "MISS" if med is None or med >= MEDIAN_TARGET_S or r < n else "PASS"
             lines.append("  livepush median reset -> video frame < %.0f s (all recovered)     %8s s  %s" % (
