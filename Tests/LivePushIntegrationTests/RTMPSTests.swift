@@ -65,6 +65,8 @@ final class RTMPSTests: XCTestCase {
         XCTAssertEqual(run.eventNames.last, "stopped", line: line)
     }
 
+    // MARK: - The library
+
     func testWithoutTheCAThePushIsRefusedBeforeAnyRTMP() async throws {
         let server = try startServer()
         let key = "4102444800-0-0-0123456789abcdef0123456789abcdef"  // expires in 2100
@@ -130,5 +132,47 @@ final class RTMPSTests: XCTestCase {
                                              config: config, timeout: .seconds(20))
         XCTAssertEqual(run.error?.code, .handshakeFailed, String(describing: run.error))
         XCTAssertTrue(run.error?.detail?.contains("TLS handshake") == true, String(describing: run.error))
+    }
+
+    // MARK: - The CLI
+
+    /// The built `livepush`, its wait kept off the concurrency pool.
+    private func livepush(_ arguments: [String]) async throws -> ProcessRunner.Result {
+        try await ProcessRunner.runAsync(try XCTUnwrap(LivePushCLI.binary, "livepush not built"), arguments)
+    }
+
+    func testCLIVerifiesUnlessToldNotTo() async throws {
+        let server = try startServer()
+        let file = TestMedia.path(.h264AAC)
+
+        // By name: the certificate's DNS entry, and SNI.
+        let trusted = try await livepush(["push", file, try XCTUnwrap(server.tlsURL(host: "localhost", stream: "cli-ca")),
+                                           "--fast", "--ca-file", caFile])
+        XCTAssertEqual(trusted.exitCode, 0, trusted.summary)
+
+        let refused = try await livepush(["push", file, try XCTUnwrap(server.tlsURL(stream: "cli-refused")), "--fast"])
+        XCTAssertEqual(refused.exitCode, 1, refused.summary)
+        XCTAssertTrue(refused.stderrString.contains("805439760 [0x30020910] tlsVerificationFailed"), refused.stderrString)
+        XCTAssertTrue(refused.stderrString.contains("certificate signed by an unknown issuer"), refused.stderrString)
+
+        let insecure = try await livepush(["push", file, try XCTUnwrap(server.tlsURL(stream: "cli-insecure")), "--fast", "--insecure"])
+        XCTAssertEqual(insecure.exitCode, 0, insecure.summary)
+        XCTAssertTrue(insecure.stderrString.contains("warning: --insecure: the server's certificate is not verified"),
+                      insecure.stderrString)
+
+        try await assertPushedWhole(server, stream: "cli-ca")
+        try await assertPushedWhole(server, stream: "cli-insecure")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingPath(stream: "cli-refused")))
+    }
+
+    func testCLIRejectsAMissingCAFileAsBadUsage() throws {
+        let missing = try XCTUnwrap(authority).directory.appendingPathComponent("missing.pem").path
+        let result = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), "rtmps://127.0.0.1/live/s", "--ca-file", missing])
+        XCTAssertEqual(result.exitCode, 64, result.summary)
+        XCTAssertTrue(result.stderrString.contains("--ca-file \(missing): no readable file there"), result.stderrString)
+
+        let both = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), "rtmps://127.0.0.1/live/s",
+                                        "--ca-file", caFile, "--insecure"])
+        XCTAssertEqual(both.exitCode, 64, both.summary)
     }
 }
