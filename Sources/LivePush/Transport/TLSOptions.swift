@@ -2,8 +2,8 @@
 ///
 /// By default the server's certificate chain must lead to a CA of the system store (Debian's
 /// ca-certificates) and name the URL's host (a DNS name, or an IP address in the certificate's
-/// IP addresses). The check runs in the TLS handshake, before any RTMP byte, so a server that
-/// fails it never sees the stream key.
+/// IP addresses). The check runs right after the TLS handshake, before any RTMP byte, so a
+/// server that fails it never sees the stream key.
 public struct TLSOptions: Sendable, Equatable {
     /// A PEM file of CA certificates to trust *instead of* the system store, like curl's
     /// `--cacert`: for a private CA, or to pin the CAs a service uses. Read at every connect,
