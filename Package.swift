@@ -23,6 +23,12 @@ let package = Package(
             pkgConfig: "librtmp",
             providers: [.apt(["librtmp-dev"])]
         ),
+        // rtmps:// runs its TLS handshake and certificate check itself (librtmp verifies nothing).
+        .systemLibrary(
+            name: "CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
@@ -33,7 +39,7 @@ let package = Package(
         .target(
             name: "LivePush",
             dependencies: [
-                "CRTMP", "CFFmpeg", "LivePushWire",
+                "CRTMP", "CGnuTLS", "CFFmpeg", "LivePushWire",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

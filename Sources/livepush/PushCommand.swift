@@ -67,6 +67,9 @@ struct PushCommand: AsyncParsableCommand {
     @OptionGroup(title: "Background music (re-encodes the audio)")
     var music: BGMOptions
 
+    @OptionGroup(title: "Server verification (rtmps://)")
+    var serverTrust: ServerTrustOptions
+
     @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
     var record: String?
 
@@ -96,6 +99,7 @@ struct PushCommand: AsyncParsableCommand {
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
         video.apply(to: &config)
         music.apply(to: &config)
+        serverTrust.apply(to: &config)
         let showProgress = !json && ProgressBar.isTerminal
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
 

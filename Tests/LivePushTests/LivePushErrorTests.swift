@@ -13,6 +13,8 @@ final class LivePushErrorTests: XCTestCase {
         XCTAssertEqual(LivePushError.Code.lowPerformance.rawValue, 805_438_211)
         XCTAssertEqual(LivePushError.Code.videoInputOpenFailed.rawValue, 268_455_939)
         XCTAssertEqual(LivePushError.Code.bgmOpenFailed.hex, "0x30010501")
+        XCTAssertEqual(LivePushError.Code.tlsVerificationFailed.rawValue, 805_439_760)
+        XCTAssertEqual(LivePushError.Code.tlsVerificationFailed.hex, "0x30020910")
     }
 
     func testEveryCodeHasASentence() {

@@ -29,6 +29,7 @@ final class ReconnectPolicyTests: XCTestCase {
         XCTAssertTrue(ReconnectPolicy.isRetryable(LivePushError(.publishRejected, "NetStream.Publish.BadName: Already publishing")))
         XCTAssertFalse(ReconnectPolicy.isRetryable(LivePushError(.publishRejected, "NetStream.Publish.BadName: Bad name")))
         XCTAssertFalse(ReconnectPolicy.isRetryable(LivePushError(.authExpired)))
+        XCTAssertFalse(ReconnectPolicy.isRetryable(LivePushError(.tlsVerificationFailed, "h:443: certificate expired")))
     }
 }
 

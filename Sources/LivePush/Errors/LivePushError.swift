@@ -57,6 +57,7 @@ extension LivePushError {
         case publishRejected = 0x3002_090D
         case authExpired = 0x3002_090E
         case connectionLost = 0x3002_090F
+        case tlsVerificationFailed = 0x3002_0910
         // LivePush: media input (0x300301xx)
         case fileNotFound = 0x3003_0101
         case notMedia = 0x3003_0102
@@ -103,6 +104,7 @@ extension LivePushError {
             case .publishRejected: "The RTMP server rejected the publish (bad stream name, already publishing or not allowed)."
             case .authExpired: "The push URL's auth_key has expired."
             case .connectionLost: "The connection to the RTMP server was lost."
+            case .tlsVerificationFailed: "The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent."
             case .fileNotFound: "The media file does not exist or cannot be read."
             case .notMedia: "The file is not a media file that can be demuxed."
             case .noUsableStream: "The media file has no audio or video stream that can be pushed."

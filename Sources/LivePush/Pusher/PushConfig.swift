@@ -52,6 +52,8 @@ public struct PushConfig: Sendable {
     public var socketSendBufferBytes: Int? = 256 * 1024
     /// Outgoing RTMP chunk size; larger chunks cost less CPU and fewer headers than the default 128.
     public var chunkSize = 65536
+    /// How `rtmps://` verifies the server: the system CAs by default, or ``TLSOptions/caFile``.
+    public var tls = TLSOptions()
 
     /// The send queue holds at most this much media; see ``SendQueue`` for what is dropped when it is full.
     public var sendQueueMaxDuration: Duration = .seconds(2)

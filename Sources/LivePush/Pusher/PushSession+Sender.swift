@@ -74,7 +74,7 @@ extension PushSession {
     private func connect() throws(LivePushError) -> RTMPSession {
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
-                                          sendBufferBytes: config.socketSendBufferBytes)
+                                          sendBufferBytes: config.socketSendBufferBytes, tls: config.tls)
         let session = try RTMPSession(url: lock.withLock { url }, options: options)
         do {
             try session.connectAndPublish()

@@ -7,9 +7,9 @@ import Glibc
 /// One publishing RTMP connection, the only type that touches librtmp.
 ///
 /// librtmp does the handshake, the chunking and the command bookkeeping; this type adds what
-/// it lacks for a dependable publisher: a bounded TCP connect, a send timeout, a larger
-/// outgoing chunk size, and a reading of the server's replies precise enough to tell a
-/// rejected connect from a rejected publish. Not thread-safe: one thread owns a session.
+/// it lacks for a dependable publisher: a bounded TCP connect, a send timeout, a verified
+/// server for rtmps://, a larger outgoing chunk size, and a reading of the server's replies
+/// precise enough to tell a rejected connect from a rejected publish. Not thread-safe: one thread owns a session.
 final class RTMPSession {
     struct Options {
         var connectTimeout: Duration = .seconds(5)
@@ -19,6 +19,7 @@ final class RTMPSession {
         var sendTimeout: Duration = .milliseconds(3000)
         var chunkSize: Int32 = 4096
         var sendBufferBytes: Int?
+        var tls = TLSOptions()
     }
 
     private enum Channel {
@@ -41,6 +42,9 @@ final class RTMPSession {
     private var sendCapacity: Int
     private var channelsStarted: Set<Int32> = []
     private(set) var isPublishing = false
+    /// The CAs an rtmps:// session was verified with. The GnuTLS session librtmp holds refers to
+    /// them, so they are released only after `deinit` has closed that session.
+    private var tlsCredentials: GnuTLS.Credentials?
 
     init(url: PushURL, options: Options) throws(LivePushError) {
         Self.configureLibraryOnce
@@ -83,6 +87,14 @@ final class RTMPSession {
             timeouts: .init(connect: options.connectTimeout, receive: options.receiveTimeout, send: options.sendTimeout,
                             sendBufferBytes: options.sendBufferBytes))
         rtmp.pointee.m_sb.sb_socket = fd
+        if url.scheme == .rtmps {
+            do {
+                try startTLS()
+            } catch {
+                close(graceful: false)
+                throw error
+            }
+        }
         guard RTMP_Connect1(rtmp, nil) != 0 else {
             close(graceful: false)
             throw LivePushError(.handshakeFailed, "\(url.host):\(url.port)")
@@ -95,6 +107,18 @@ final class RTMPSession {
         // on a graceful stop.
         rtmp.pointee.m_stream_id = 0
         isPublishing = true
+    }
+
+    /// Runs TLS and the certificate check on the fresh socket, then makes librtmp use that
+    /// session instead of starting its own, unverified one: with `sb_ssl` set and the SSL
+    /// feature cleared, `RTMP_Connect1` goes straight to the RTMP handshake, every read and write
+    /// goes through the session, and `RTMP_Close` ends and frees it.
+    private func startTLS() throws(LivePushError) {
+        let connection = try TLSConnector.start(fd: rtmp.pointee.m_sb.sb_socket, host: url.host, port: url.port,
+                                                options: options.tls, timeout: options.receiveTimeout)
+        tlsCredentials = connection.credentials
+        rtmp.pointee.m_sb.sb_ssl = connection.session
+        rtmp.pointee.Link.protocol &= ~RTMP_FEATURE_SSL
     }
 
     private func awaitPublishStart() throws(LivePushError) {
@@ -201,7 +225,8 @@ final class RTMPSession {
     func serviceIncoming() throws(LivePushError) {
         while isConnected {
             var pfd = pollfd(fd: rtmp.pointee.m_sb.sb_socket, events: Int16(POLLIN), revents: 0)
-            let bufferedBytes = rtmp.pointee.m_sb.sb_size
+            // Bytes may wait in librtmp's buffer, or decrypted in GnuTLS's, where poll cannot see them.
+            let bufferedBytes = Int(rtmp.pointee.m_sb.sb_size) + (rtmp.pointee.m_sb.sb_ssl.map(GnuTLS.pendingBytes) ?? 0)
             guard bufferedBytes > 0 || poll(&pfd, 1, 0) > 0 else { return }
             var packet = RTMPPacket()
             guard RTMP_ReadPacket(rtmp, &packet) != 0 else {

@@ -53,7 +53,7 @@ final class NginxRTMPServer: @unchecked Sendable {
 
     /// The loopback TCP port nginx listens on for RTMP.
     let port: UInt16
-    /// With `tls`: a TLS port (nginx's stream module, self-signed certificate) in front of the RTMP port.
+    /// With `tlsCertificate`: a TLS port (nginx's stream module, serving that certificate) in front of the RTMP port.
     let tlsPort: UInt16?
     /// The nginx prefix directory holding conf, logs and recordings.
     let directory: URL
@@ -73,13 +73,14 @@ final class NginxRTMPServer: @unchecked Sendable {
     /// - Parameter startupTimeout: upper bound for nginx to become ready (per attempt; a lost
     ///   race for the chosen free port is retried up to twice with a new port).
     /// - Parameter onPublishURL: when set, the `live` application gets `on_publish URL;`.
-    /// - Parameter tls: also listen for `rtmps://` (TLS terminated by nginx's stream module).
+    /// - Parameter tlsCertificate: also listen for `rtmps://` (TLS terminated by nginx's stream
+    ///   module) with this certificate (see ``TestCertificateAuthority``).
     init(
         nginxPath: String = NginxRTMPServer.defaultNginxPath,
         modulePath: String = NginxRTMPServer.defaultModulePath,
         startupTimeout: TimeInterval = 10,
         onPublishURL: String? = nil,
-        tls: Bool = false,
+        tlsCertificate: TestCertificateAuthority.ServerCertificate? = nil,
         dropIdlePublisher: Duration? = nil
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: nginxPath) else { throw Failure.unavailable(nginxPath) }
@@ -92,18 +93,17 @@ final class NginxRTMPServer: @unchecked Sendable {
         let errorLogPath = directory.appendingPathComponent("error.log").path
         let consoleLogPath = directory.appendingPathComponent("console.log").path
 
-        let certificate = tls ? try Self.makeCertificate(in: directory) : nil
         var lastError: any Error = Failure.startFailed("no attempt made", log: "")
         for _ in 0..<3 {
             let port: UInt16, tlsPort: UInt16?
             do {
                 port = try Self.freeLoopbackPort()
-                tlsPort = tls ? try Self.freeLoopbackPort() : nil
+                tlsPort = tlsCertificate != nil ? try Self.freeLoopbackPort() : nil
             } catch { lastError = error; continue }
             var config = Self.configuration(port: port, directory: directory.path, recordDirectory: recordDirectory.path,
                                             errorLogPath: errorLogPath, modulePath: modulePath,
                                             onPublishURL: onPublishURL, dropIdlePublisher: dropIdlePublisher)
-            if let tlsPort, let certificate {
+            if let tlsPort, let certificate = tlsCertificate {
                 config = Self.tlsConfiguration(config, tlsPort: tlsPort, rtmpPort: port, modulePath: modulePath,
                                                certificate: certificate)
             }
@@ -226,25 +226,17 @@ final class NginxRTMPServer: @unchecked Sendable {
         Self.terminate(process, exitSignal: exitSignal)
     }
 
-    /// `rtmps://127.0.0.1:<tlsPort>/<app>/<stream>` (nil without `tls`).
-    func tlsURL(app: String = NginxRTMPServer.application, stream: String) -> String? {
-        tlsPort.map { "rtmps://127.0.0.1:\($0)/\(app)/\(stream)" }
+    /// `rtmps://<host>:<tlsPort>/<app>/<stream>` (nil without a TLS certificate).
+    func tlsURL(host: String = "127.0.0.1", app: String = NginxRTMPServer.application, stream: String) -> String? {
+        tlsPort.map { "rtmps://\(host):\($0)/\(app)/\(stream)" }
     }
 
     // MARK: Internals
 
-    /// A self-signed certificate and key for 127.0.0.1, made with openssl.
-    static func makeCertificate(in directory: URL) throws -> (certificate: String, key: String) {
-        let cert = directory.appendingPathComponent("cert.pem").path, key = directory.appendingPathComponent("key.pem").path
-        let made = try ProcessRunner.run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-                                                     "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], timeout: 30)
-        guard made.succeeded else { throw Failure.startFailed("openssl could not make a certificate", log: made.summary) }
-        return (cert, key)
-    }
-
     /// Adds a TLS listener that forwards to the RTMP port: what an rtmps:// CDN edge does.
     static func tlsConfiguration(
-        _ config: String, tlsPort: UInt16, rtmpPort: UInt16, modulePath: String, certificate: (certificate: String, key: String)
+        _ config: String, tlsPort: UInt16, rtmpPort: UInt16, modulePath: String,
+        certificate: TestCertificateAuthority.ServerCertificate
     ) -> String {
         let streamModule = URL(fileURLWithPath: modulePath).deletingLastPathComponent()
             .appendingPathComponent("ngx_stream_module.so").path

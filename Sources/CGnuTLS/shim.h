@@ -1,0 +1,4 @@
+#ifndef LIVEPUSH_CGNUTLS_SHIM_H
+#define LIVEPUSH_CGNUTLS_SHIM_H
+#include <gnutls/gnutls.h>
+#endif

@@ -1,0 +1,107 @@
+import CGnuTLS
+
+/// The one file that calls GnuTLS: its pointers stay in here, callers see safe Swift.
+///
+/// Debian's librtmp is built with GnuTLS and could run rtmps:// itself, but it verifies no
+/// certificate. So LivePush runs the handshake and the check here and hands librtmp the
+/// finished session (`m_sb.sb_ssl`): librtmp then reads and writes through it
+/// (`gnutls_record_recv`/`gnutls_record_send`) and ends and frees it in `RTMP_Close`
+/// (`gnutls_bye`, `gnutls_deinit`).
+enum GnuTLS {
+    /// The CA certificates a session trusts. GnuTLS lets one credentials object serve sessions
+    /// on several threads as long as nobody changes it, and nothing does after loading.
+    final class Credentials: @unchecked Sendable {
+        fileprivate let raw: gnutls_certificate_credentials_t
+
+        private init() throws(LivePushError) {
+            var raw: gnutls_certificate_credentials_t?
+            guard gnutls_certificate_allocate_credentials(&raw) == GNUTLS_E_SUCCESS, let raw else {
+                throw LivePushError(.outOfMemory, "gnutls_certificate_allocate_credentials")
+            }
+            self.raw = raw
+        }
+
+        deinit { gnutls_certificate_free_credentials(raw) }
+
+        /// Trusts nothing: for sessions that do not verify the server.
+        static func empty() throws(LivePushError) -> Credentials { try Credentials() }
+
+        /// Trusts the system's CA store (Debian: the ca-certificates package).
+        static func systemTrust() throws(LivePushError) -> Credentials {
+            let credentials = try Credentials()
+            let loaded = gnutls_certificate_set_x509_system_trust(credentials.raw)
+            guard loaded > 0 else {
+                throw LivePushError(.tlsVerificationFailed, loaded < 0
+                    ? "the system CA store could not be read: \(message(loaded))"
+                    : "the system CA store is empty (is ca-certificates installed?)")
+            }
+            return credentials
+        }
+
+        /// Trusts the CA certificates of a PEM file, and only those.
+        static func trusting(caFile path: String) throws(LivePushError) -> Credentials {
+            let credentials = try Credentials()
+            let loaded = gnutls_certificate_set_x509_trust_file(credentials.raw, path, GNUTLS_X509_FMT_PEM)
+            guard loaded > 0 else {
+                throw LivePushError(.tlsVerificationFailed, loaded < 0
+                    ? "the CA file \(path) could not be read: \(message(loaded))"
+                    : "the CA file \(path) holds no PEM certificate")
+            }
+            return credentials
+        }
+    }
+
+    /// Runs a client handshake on the connected socket `fd` and, given `verifyName`, checks the
+    /// server's chain against `credentials` and that it names `verifyName`. `serverName` goes
+    /// out as SNI. Returns the session for librtmp, which owns it from then on; on failure the
+    /// session is gone and only `fd` is left to close.
+    static func clientSession(
+        fd: Int32, serverName: String?, verifyName: String?, credentials: Credentials, timeout: Duration, label: String
+    ) throws(LivePushError) -> UnsafeMutableRawPointer {
+        var created: gnutls_session_t?
+        guard gnutls_init(&created, UInt32(GNUTLS_CLIENT)) == GNUTLS_E_SUCCESS, let session = created else {
+            throw LivePushError(.outOfMemory, "gnutls_init")
+        }
+        var handedOver = false
+        defer { if !handedOver { gnutls_deinit(session) } }
+
+        guard gnutls_set_default_priority(session) == GNUTLS_E_SUCCESS,
+              gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, UnsafeMutableRawPointer(credentials.raw)) == GNUTLS_E_SUCCESS
+        else { throw LivePushError(.handshakeFailed, "\(label): the TLS session could not be set up") }
+        if let serverName {
+            _ = gnutls_server_name_set(session, GNUTLS_NAME_DNS, serverName, serverName.utf8.count)
+        }
+        gnutls_transport_set_int2(session, fd, fd)
+        gnutls_handshake_set_timeout(session, UInt32(clamping: max(1, timeout.milliseconds)))
+
+        var result: Int32
+        repeat { result = gnutls_handshake(session) } while result == GNUTLS_E_INTERRUPTED
+        guard result == GNUTLS_E_SUCCESS else {
+            // The socket's receive timeout surfaces as E_AGAIN, GnuTLS's own as E_TIMEDOUT.
+            let timedOut = result == GNUTLS_E_AGAIN || result == GNUTLS_E_TIMEDOUT
+            throw LivePushError(.handshakeFailed, "\(label): TLS handshake " + (timedOut ? "timed out" : "failed: \(message(result))"))
+        }
+
+        if let verifyName {
+            var status: UInt32 = 0
+            let checked = gnutls_certificate_verify_peers3(session, verifyName, &status)
+            guard checked == GNUTLS_E_SUCCESS, status == 0 else {
+                // Tell the server why it is being dropped, as a TLS library does when it refuses a certificate.
+                _ = gnutls_alert_send(session, GNUTLS_AL_FATAL, GNUTLS_A_BAD_CERTIFICATE)
+                let reason = checked == GNUTLS_E_SUCCESS
+                    ? CertificateProblem.describe(status, host: verifyName) : message(checked)
+                throw LivePushError(.tlsVerificationFailed, "\(label): \(reason)")
+            }
+        }
+        handedOver = true
+        return UnsafeMutableRawPointer(session)
+    }
+
+    /// Decrypted bytes GnuTLS holds that nobody has read yet. They arrived in a record that was
+    /// read whole from the socket, so the socket does not poll readable for them.
+    static func pendingBytes(in session: UnsafeMutableRawPointer) -> Int {
+        gnutls_record_check_pending(OpaquePointer(session))
+    }
+
+    private static func message(_ code: Int32) -> String { String(cString: gnutls_strerror(code)) }
+}
