@@ -121,8 +121,8 @@ final class StaleSessionTests: XCTestCase {
 
     func testBlackholedPathTimesOutThenRecoversOnceNginxDropsTheIdlePublisher() async throws {
         // As fast as nginx takes it, so that the dead path fills the socket buffers at once; nginx
-        // drops the idle publisher 5 s after the path died, the pusher notices after 1.5 s.
-        let url = try startRelay(dropIdlePublisher: .seconds(5), faults: ["blackhole@conn=1,messages=300"], stream: "hole")
+        // drops the idle publisher 8 s after the path died, the pusher notices after 1.5 s.
+        let url = try startRelay(dropIdlePublisher: .seconds(8), faults: ["blackhole@conn=1,messages=300"], stream: "hole")
         var config = PushHelpers.fastConfig()
         config.looping = .times(60)
         config.sendDataTimeout = .milliseconds(1500)
@@ -135,8 +135,11 @@ final class StaleSessionTests: XCTestCase {
         try await events.await("sendDataTimeout", timeout: .seconds(60)) { $0.name == "sendDataTimeout" }
         try await events.await("reconnectSucceeded", timeout: .seconds(30)) { $0.name == "reconnectSucceeded" }
         let names = await events.names
-        XCTAssertTrue(names.contains("staleSession"), "nginx still held the blackholed publisher: \(names)")
         XCTAssertFalse(names.contains("reconnectFailed"))
+        // Whether nginx still held the old publisher when the pusher came back depends on how
+        // long filling the buffers took on a busy machine; what it said decides what we expect.
+        let log = try String(contentsOfFile: try XCTUnwrap(nginx).errorLogPath, encoding: .utf8)
+        XCTAssertEqual(names.contains("staleSession"), log.contains("already publishing"), "\(names)")
         try pusher.stop()
         try await events.await("stopped") { $0.name == "stopped" }
     }
