@@ -7,8 +7,8 @@ that resets every connection N times, 2 s after accepting it.
 
 With `--fault stale` the path dies silently instead: the loopback resets the pusher's side but
 keeps its connection to nginx open and silent, so nginx holds the old publisher and answers
-"Already publishing" until `drop_idle_publisher` (default 10 s here) lets it go. The faults
-fire `--fault-spacing` apart on whatever connection is open then.
+"Already publishing" until `drop_idle_publisher` (default 10 s here) lets it go. Every
+connection dies `--fault-spacing` seconds after it was accepted, until `--resets` have died.
 
 Stdlib only; reuses push-benchmark.py (input generation, nginx). Builds nothing: point
 --livepush at a release build. See Benchmarks/README.md ("Reconnect benchmark").
@@ -466,12 +466,14 @@ def fault_specs(args):
     """The loopback's --fault arguments for the chosen fault kind."""
     if args.fault == "reset":
         return ["reset-after=%s@conn=1-%d" % (args.reset_after, args.resets)]
-    first = pb_seconds(args.reset_after)
-    return ["stale@at=%gs" % (first + i * args.fault_spacing) for i in range(args.resets)]
+    # Every connection that lives this long dies silently; the rejected attempts in between end
+    # sooner, so each recovered connection is faulted once.
+    return ["stale@after=%gs" % args.fault_spacing]
 
 
-def pb_seconds(text):
-    return float(text[:-2]) / 1000 if text.endswith("ms") else float(text.rstrip("s"))
+def stale_run_limit(args):
+    """Each cycle: the connection lives --fault-spacing, then nginx holds it drop_idle_publisher."""
+    return args.resets * (args.fault_spacing + args.drop_idle_publisher + 5) + 30
 
 
 def run_tool(tool, ctx):
@@ -492,7 +494,7 @@ def run_tool(tool, ctx):
         cmd = [ctx["livepush"], "push", src, url, "--loop", "forever", "--json",
                "--retry-interval", str(args.retry_interval), "--retry-count", str(args.retry_count),
                "--stats-interval", str(args.stats_interval)]
-        limit = args.time_limit or (args.resets * (5 if args.fault == "reset" else args.fault_spacing + 5) + 30)
+        limit = args.time_limit or (args.resets * 5 + 30 if args.fault == "reset" else stale_run_limit(args))
     elif tool == "ffmpeg":
         cmd = [ctx["ffmpeg"], "-hide_banner", "-loglevel", "warning", "-nostdin", "-re", "-stream_loop", "-1",
                "-i", src, "-c", "copy", "-f", "flv", url]
@@ -507,8 +509,7 @@ def run_tool(tool, ctx):
                "-f", "fifo", "-fifo_format", "flv",
                "-attempt_recovery", "1", "-recovery_wait_time", "1", "-drop_pkts_on_overflow", "1",
                "-queue_size", "600", url]
-        limit = max(args.fifo_time_limit, args.resets * args.fault_spacing + 30) if args.fault == "stale" \
-            else args.fifo_time_limit
+        limit = max(args.fifo_time_limit, stale_run_limit(args)) if args.fault == "stale" else args.fifo_time_limit
     result = {"tool": tool, "cmd": cmd, "fault": fault, "limit": limit}
     log("[%s] %s" % (tool, " ".join(cmd)))
     pusher = Child(tool, cmd, log_dir)
@@ -659,8 +660,8 @@ def parse_args(argv):
                         "old publisher until drop_idle_publisher (default reset)")
     p.add_argument("--drop-idle-publisher", type=int, default=10,
                    help="nginx drop_idle_publisher in s with --fault stale (default 10)")
-    p.add_argument("--fault-spacing", type=float, default=25.0,
-                   help="with --fault stale: seconds between faults (default 25)")
+    p.add_argument("--fault-spacing", type=float, default=15.0,
+                   help="with --fault stale: each connection dies this long after it was accepted (default 15)")
     p.add_argument("--reset-after", default="2s", help="each faulted connection is reset this long after "
                                                        "the loopback accepts it (default 2s)")
     p.add_argument("--retry-interval", type=int, default=500, help="livepush --retry-interval in ms (default 500)")
