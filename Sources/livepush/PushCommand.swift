@@ -18,7 +18,7 @@ struct PushCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...).")
+    @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), or - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska).")
     var file: String
 
     @Argument(help: "rtmp:// or rtmps:// URL with app and stream name. Omit to use the embedded receiver.")
@@ -80,6 +80,7 @@ struct PushCommand: AsyncParsableCommand {
         if let v = videoBitrate, v <= 0 { throw ValidationError("--video-bitrate must be positive") }
         if let a = audioBitrate, a <= 0 { throw ValidationError("--audio-bitrate must be positive") }
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
+        if file == "-" && loop.value != .once { throw ValidationError("--loop cannot be used with standard input (-): it can be read only once") }
         if !(0...100).contains(retryCount) { throw ValidationError("--retry-count must be between 0 and 100") }
         if authTTL <= 60 && authKey != nil { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
         if !(staleGrace >= 0 && staleGrace <= 86_400) { throw ValidationError("--stale-grace must be between 0 and 86400 seconds") }

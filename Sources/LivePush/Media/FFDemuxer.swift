@@ -5,8 +5,12 @@ import Glibc
 import Darwin
 #endif
 
-/// Owns an AVFormatContext opened on a local file and the one AVPacket reused for reading.
+/// Owns an AVFormatContext opened on a local file (or, for the path `-`, standard input) and the
+/// one AVPacket reused for reading.
 final class FFDemuxer {
+    /// The path that means standard input: any container libavformat can read from a pipe.
+    static let standardInput = "-"
+
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
     /// The packet `read()` fills; valid until the next `read()`.
@@ -18,15 +22,17 @@ final class FFDemuxer {
     init(path: String) throws(LivePushError) {
         self.path = path
         FF.quietLogging
+        let isStandardInput = path == Self.standardInput
         var st = stat()
-        guard !path.isEmpty, stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFDIR, access(path, R_OK) == 0 else {
+        guard isStandardInput
+                || (!path.isEmpty && stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFDIR && access(path, R_OK) == 0) else {
             throw LivePushError(.fileNotFound, path)
         }
         guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
         packet = pkt
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
         // "file:" keeps names with a colon from being taken for another protocol.
-        let rc = avformat_open_input(&ctx, "file:" + path, nil, nil)
+        let rc = avformat_open_input(&ctx, isStandardInput ? "pipe:0" : "file:" + path, nil, nil)
         guard rc >= 0, let ctx else {
             throw LivePushError(.notMedia, "\(path): \(FF.describe(rc))")
         }

@@ -62,6 +62,9 @@ final class FileMediaSource: MediaSource {
     }
 
     func rewind() throws(LivePushError) {
+        guard demuxer.path != FFDemuxer.standardInput else {
+            throw LivePushError(.mediaReadFailed, "standard input cannot be read again to loop it")
+        }
         if !demuxer.seekToStart() {
             // Some files cannot seek; opening them again always gets back to the start.
             demuxer = try FFDemuxer(path: demuxer.path)

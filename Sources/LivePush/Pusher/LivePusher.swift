@@ -75,9 +75,13 @@ public final class LivePusher: Sendable {
 
     // MARK: - Control
 
-    /// Starts pushing a media file. Returns once the file is open; connecting happens in the
-    /// background (watch `pushStarted` / `connectFailed`).
+    /// Starts pushing a media file, or standard input for the path `-` (any container libavformat
+    /// reads from a pipe: MPEG-TS, FLV, NUT, Matroska...; it cannot be looped). Returns once the
+    /// file is open; connecting happens in the background (watch `pushStarted` / `connectFailed`).
     public func start(file path: String, url: String) throws(LivePushError) {
+        if path == FFDemuxer.standardInput && config.looping != .once {
+            throw LivePushError(.invalidState, "standard input cannot be looped: it can be read only once")
+        }
         try checkCanStart()
         let pushURL = try PushURL(url)
         let source = try MediaSourceFactory.open(path: path, options: mediaOptions, hooks: hooks)
