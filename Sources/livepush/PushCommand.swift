@@ -70,8 +70,12 @@ struct PushCommand: AsyncParsableCommand {
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
 
-    @Option(help: "Directory where the embedded receiver records (default: a temporary directory).")
+    @Option(help: "Also write what is pushed to this local FLV file; it keeps recording while the network is down.")
     var record: String?
+
+    @Option(name: .customLong("receiver-dir"),
+            help: "Directory where the embedded receiver (no URL given) records (default: a temporary directory).")
+    var receiverDirectory: String?
 
     @Option(name: .customLong("stats-interval"), help: "Seconds between statistics lines.")
     var statsInterval: Double?
@@ -94,6 +98,7 @@ struct PushCommand: AsyncParsableCommand {
         config.connectRetryCount = retryCount
         config.connectRetryInterval = .milliseconds(retryInterval)
         config.staleSessionGrace = .milliseconds(Int64(staleGrace * 1000))
+        config.recordPath = record
         config.sendDataTimeout = .milliseconds(sendTimeout)
         config.media.forceTranscode = transcode
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
@@ -110,7 +115,7 @@ struct PushCommand: AsyncParsableCommand {
             target = url
         } else {
             do {
-                let embedded = try EmbeddedReceiver.start(recordDirectory: record)
+                let embedded = try EmbeddedReceiver.start(recordDirectory: receiverDirectory)
                 receiver = embedded
                 target = embedded.url
                 report("embedded receiver listening on \(embedded.url), recording to \(embedded.recordDirectory)")

@@ -13,7 +13,7 @@ final class BGMCLITests: XCTestCase {
         let source = try BGMTestMedia.source(in: dir, seconds: 3, tone: nil)
         let music = try BGMTestMedia.tone(in: dir, hz: 1000, seconds: 1, name: "music.wav")
         let record = dir.appendingPathComponent("rec")
-        let result = try livepush(["push", source, "--fast", "--json", "--record", record.path,
+        let result = try livepush(["push", source, "--fast", "--json", "--receiver-dir", record.path,
                                    "--bgm", music, "--bgm-volume", "100", "--bgm-loop", "--source-volume", "80"])
         XCTAssertEqual(result.exitCode, 0, result.summary)
         let objects = try result.stdoutString.split(separator: "\n").map {

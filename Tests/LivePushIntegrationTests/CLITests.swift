@@ -11,7 +11,7 @@ final class CLITests: XCTestCase {
     func testPushToTheEmbeddedReceiverPrintsWhatItReceived() throws {
         let record = try TestMedia.makeTemporaryDirectory(prefix: "cli-record")
         defer { TestMedia.removeTemporaryDirectory(record) }
-        let result = try livepush(["push", TestMedia.path(.h264AAC), "--fast", "--record", record.path])
+        let result = try livepush(["push", TestMedia.path(.h264AAC), "--fast", "--receiver-dir", record.path])
         XCTAssertEqual(result.exitCode, 0, result.summary)
         XCTAssertTrue(result.stdoutString.contains("[info] pushStarted"), result.stdoutString)
         XCTAssertTrue(result.stdoutString.contains("received: 100 video frames (4 keyframes), 174 audio frames"), result.stdoutString)

@@ -12,7 +12,7 @@ final class CLIVideoTests: XCTestCase {
         defer { TestMedia.removeTemporaryDirectory(record) }
         let watermark = TestMedia.mediaDirectory.appendingPathComponent("watermark.png").path
         let result = try livepush([
-            "push", TestMedia.path(.h264AAC), "--fast", "--json", "--record", record.path,
+            "push", TestMedia.path(.h264AAC), "--fast", "--json", "--receiver-dir", record.path,
             "--filter", "beauty=0.7", "--watermark", watermark, "--watermark-position", "bottom-left",
             "--video-size", "320x180", "--fps", "15", "--gop", "1", "--preset", "ultrafast",
             "--target-bitrate", "300", "--min-bitrate", "100",

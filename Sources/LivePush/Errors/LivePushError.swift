@@ -69,6 +69,8 @@ extension LivePushError {
         // LivePush: raw-frame processing (0x300302xx)
         case filterFailed = 0x3003_0201
         case imageOpenFailed = 0x3003_0202
+        // LivePush: outputs other than the RTMP connection (0x300303xx)
+        case recordFailed = 0x3003_0301
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -114,6 +116,7 @@ extension LivePushError {
             case .transcodeFailed: "Decoding or re-encoding the media failed."
             case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
             case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."
+            case .recordFailed: "The local recording could not be written; the push goes on without it."
             }
         }
     }

@@ -105,11 +105,21 @@ public final class LivePusher: Sendable {
 
     private func start(source: UncheckedTransfer<any MediaSource>, url: PushURL) throws(LivePushError) {
         let info = source.value.info
-        let newSession = PushSession(config: config, url: url, info: info) { [weak self] signal in
+        let recorder = try config.recordPath.map { path throws(LivePushError) in
+            try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible) { [weak self] error in
+                self?.report(error)
+            }
+        }
+        let newSession = PushSession(config: config, url: url, info: info, recorder: recorder) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
-        try transition(.start)
+        do {
+            try transition(.start)
+        } catch {
+            recorder?.finish()
+            throw error
+        }
         session.withLock { $0 = newSession }
         lastStats.withLock { $0 = PushStats() }
         authWatcher.withLock { $0.accept(url) }

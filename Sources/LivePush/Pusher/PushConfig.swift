@@ -80,6 +80,12 @@ public struct PushConfig: Sendable {
     /// `bgmDownloadTimeout` (0x30010502); the push goes on without it.
     public var bgmDownloadTimeout: Duration = .seconds(5)
 
+    /// Also write the push to this local FLV file (created or truncated at `start`). It records
+    /// what the source produced on the output clock, so it goes on while the network is down.
+    /// A file that cannot be created fails `start` with `recordFailed`; a later write error is an
+    /// `sdkError` with that code, and the push goes on.
+    public var recordPath: String?
+
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)
 

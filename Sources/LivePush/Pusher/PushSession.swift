@@ -31,6 +31,8 @@ final class PushSession: @unchecked Sendable {
     let config: PushConfig
     let info: StreamInfo
     let signal: @Sendable (Signal) -> Void
+    /// The local recording beside the network output (`PushConfig.recordPath`), fed by the producer.
+    let recorder: FLVRecorder?
     let lock = ConditionLock()
     /// Whether the current URL's auth_key or token has expired: a rejection then means
     /// `authExpired`, which no retry can fix. Set once before `start`.
@@ -58,11 +60,21 @@ final class PushSession: @unchecked Sendable {
     var senderWaiting = false
     private var producerWaiting = false
 
-    init(config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
+    init(config: PushConfig, url: PushURL, info: StreamInfo, recorder: FLVRecorder? = nil,
+         signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
         self.url = url
         self.info = info
-        self.signal = signal
+        self.recorder = recorder
+        // The recording is closed before the pusher hears that the push ended, so that the file
+        // is complete when `stopped` arrives.
+        self.signal = { event in
+            switch event {
+            case .finished, .failed: recorder?.finish()
+            default: break
+            }
+            signal(event)
+        }
         let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
                                       maxBytes: config.sendQueueMaxBytes)
         queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
@@ -165,6 +177,7 @@ final class PushSession: @unchecked Sendable {
                         }
                     }
                     guard enqueue(stamped, due: due) else { return }
+                    recorder?.offer(stamped)
                 }
                 if case .times(let total) = config.looping, pass >= total { break }
                 if lock.withLock({ stopRequested }) { return }
