@@ -20,12 +20,13 @@ public enum Fault: Sendable, Equatable {
     /// A path that dies silently: reset the client's side now, but keep the relayed connection
     /// to the upstream server open and silent, for this long (nil: until the loopback stops), as a
     /// NAT or load balancer that forgot the flow would. The server keeps the old publisher until
-    /// its own idle timeout and answers a reconnect "already publishing". Needs an upstream;
-    /// without one it is a plain reset.
+    /// its own idle timeout and answers a reconnect "already publishing". Without an upstream the
+    /// loopback's own receiver plays that server: it holds the stream name for the same time.
     case stale(Duration?)
     /// Forward nothing in either direction and close nothing: both sides stay open, and when the
     /// client gives up and closes, the upstream side stays open and silent until the loopback
-    /// stops (the server never learns). Without an upstream it is a stall.
+    /// stops (the server never learns). Without an upstream the receiver holds the stream name
+    /// until the loopback stops.
     case blackhole
     /// Let client→server bytes through at this rate at most (reads paced per 100 ms tick).
     case throttle(bytesPerSecond: Int)

@@ -64,6 +64,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     // Effects.
     private var stalled = false
     private var blackholed = false
+    private(set) var serverHoldsPublishes: Duration??
     private var throttleRate: Int?
     private var latency = TimeAmount.zero
     private var resetAtBytes: (limit: Int, rule: FaultRule)?
@@ -259,6 +260,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
                 closeNow(rule)
             }
         case .stale(let hold):
+            serverHoldsPublishes = .some(hold)
             context?.fireUserInboundEventTriggered(UpstreamOnClientClose.keepOpen(for: hold))
             if bytesIn == 0 {
                 firstReadAction = .reset(rule)
@@ -266,6 +268,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
                 reset(rule, reason: "reset by fault \(rule); the upstream side stays open")
             }
         case .blackhole:
+            serverHoldsPublishes = .some(nil)
             context?.fireUserInboundEventTriggered(UpstreamOnClientClose.keepOpen(for: nil))
             core.emit(.faultInjected(rule, connection: connection))
         case .stall, .throttle, .latency:
@@ -282,7 +285,10 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         let wasBlackholed = blackholed
         blackholed = active.contains(.blackhole)
         stalled = active.contains(.stall) || blackholed
-        if wasBlackholed && !blackholed { context?.fireUserInboundEventTriggered(UpstreamOnClientClose.close) }
+        if wasBlackholed && !blackholed {
+            serverHoldsPublishes = nil
+            context?.fireUserInboundEventTriggered(UpstreamOnClientClose.close)
+        }
         let rate = active.compactMap { fault -> Int? in if case .throttle(let r) = fault { return r } else { return nil } }.min()
         if rate != throttleRate {
             throttleRate = rate

@@ -41,8 +41,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // A silent path death: like a real server, the receiver never learned that the client
+        // went, so it holds the stream names and answers "Already publishing" meanwhile.
+        let hold = faults?.serverHoldsPublishes
         for streamID in publishes.keys.sorted() {
-            endPublish(streamID: streamID, reason: "disconnect")
+            if let hold, let stream = publishes[streamID]?.stream { core.holdStream(stream, for: hold) }
+            endPublish(streamID: streamID, reason: hold == nil ? "disconnect" : "stale")
         }
         core.emit(.disconnected(remote: remote))
         context.fireChannelInactive()
@@ -219,6 +223,16 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.command([
                 .string("onStatus"), .number(0), .null,
                 status("error", "NetStream.Publish.BadName", kind.statusDescription,
+                       extra: [AMF0Property("details", .string(rawName))]),
+            ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
+            context.flush()
+            return
+        }
+        if core.isHeld(stream) {
+            // nginx-rtmp's words for a name whose previous publisher it still holds.
+            context.write(wrapOutboundOut(.command([
+                .string("onStatus"), .number(0), .null,
+                status("error", "NetStream.Publish.BadName", "Already publishing",
                        extra: [AMF0Property("details", .string(rawName))]),
             ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
             context.flush()

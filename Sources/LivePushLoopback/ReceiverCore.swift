@@ -19,6 +19,9 @@ final class ReceiverCore: Sendable {
         /// The newest publish id per stream name.
         var newestPublish: [String: Int] = [:]
         var waiters: [Int: Waiter] = [:]
+        /// Stream names still held by a publisher whose connection died silently, until when
+        /// (nil: until the receiver stops).
+        var heldStreams: [String: NIODeadline?] = [:]
         var channels: [ObjectIdentifier: any Channel] = [:]
         var stopped = false
     }
@@ -69,6 +72,25 @@ final class ReceiverCore: Sendable {
         }
         emit(.publishStarted(app: app, stream: stream))
         return id
+    }
+
+    /// Keeps `stream` held (see ``isHeld(_:)``) for `duration` (nil: until stop).
+    func holdStream(_ stream: String, for duration: Duration?) {
+        let until = duration.map { NIODeadline.now() + .nanoseconds(Int64($0.components.seconds) * 1_000_000_000
+                                                                      + $0.components.attoseconds / 1_000_000_000) }
+        state.withLock { $0.heldStreams[stream] = .some(until) }
+    }
+
+    /// Whether a silently dead publisher still holds `stream`.
+    func isHeld(_ stream: String) -> Bool {
+        state.withLock { s in
+            guard let entry = s.heldStreams[stream] else { return false }
+            if let until = entry, until <= .now() {
+                s.heldStreams[stream] = nil
+                return false
+            }
+            return true
+        }
     }
 
     /// Whether `id` is the newest publish of `stream` (an older one may end after a newer began).

@@ -8,4 +8,8 @@ protocol SessionFaultHooks: AnyObject {
     func truncateNextWrite(rule: FaultRule)
     /// Records why the session handler is about to close the connection.
     func noteClose(_ reason: String)
+    /// Set when a `stale` or `blackhole` fault means the "server" must not learn that this
+    /// connection ended: how long it keeps holding its publishes (nil inside: until the loopback
+    /// stops). Nil when the connection ends normally.
+    var serverHoldsPublishes: Duration?? { get }
 }

@@ -53,6 +53,24 @@ final class StaleSessionTests: XCTestCase {
         XCTAssertTrue(second.error?.detail?.contains("Already publishing") == true, "\(String(describing: second.error))")
     }
 
+    func testTheLoopbackAloneModelsTheHeldSessionAsNginxDoes() async throws {
+        // No nginx: the loopback's receiver holds the name for 2 s after the silent death and
+        // answers "Already publishing" meanwhile, as the nginx test above shows the real server does.
+        let loopback = FaultLoopback(configuration: .init(faults: [try FaultSpec.parse("stale=2s@conn=1,after=1500ms")]))
+        self.loopback = loopback
+        let port = try loopback.start()
+        let pusher = LivePusher(config: realTimeConfig())
+        let events = EventLog(pusher.events())
+        try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(port)/live/model")
+        defer { try? pusher.stop() }
+        try await events.await("staleSession") { $0.name == "staleSession" }
+        try await events.await("reconnectSucceeded") { $0.name == "reconnectSucceeded" }
+        try pusher.stop()
+        try await events.await("stopped") { $0.name == "stopped" }
+        _ = try await loopback.waitForPublishEnd(stream: "model", timeout: .seconds(10))
+        XCTAssertEqual(loopback.summaries().filter { $0.stream == "model" }.map(\.endReason), ["stale", "FCUnpublish"])
+    }
+
     func testRecoversByItselfWhenNginxDropsTheIdlePublisher() async throws {
         let url = try startRelay(dropIdlePublisher: .seconds(3), faults: ["stale@conn=1,after=2s"], stream: "stale")
         let nginx = try XCTUnwrap(nginx)
