@@ -89,6 +89,7 @@ final class EventHub: Sendable {
         case .filterCreated(let name): d.filter?.pusher(p, filterCreated: name)
         case .filterDestroyed(let name): d.filter?.pusher(p, filterDestroyed: name)
         case .filterFailed(let name, let e): d.filter?.pusher(p, filterFailed: name, error: e)
+        case .output(let id, let url, let event): d.network?.pusher(p, output: id, url: url, event: event)
         }
     }
 

@@ -110,7 +110,7 @@ public final class LivePusher: Sendable {
                 self?.report(error)
             }
         }
-        let newSession = PushSession(config: config, url: url, info: info, recorder: recorder) { [weak self] signal in
+        let newSession = PushSession(config: config, urls: [url], info: info, recorder: recorder) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -245,6 +245,25 @@ public final class LivePusher: Sendable {
             finish(.fail(error))
         case .finished:
             finish(.finished)
+        case .output(let id, let url, let outputSignal):
+            if let event = Self.event(for: outputSignal) { emit(.output(id: id, url: url, event)) }
+        }
+    }
+
+    /// The event an output's signal is reported as, tagged with the output (simulcast).
+    private static func event(for signal: RTMPOutput.Signal) -> PushEvent? {
+        switch signal {
+        case .published(let url): .pushStarted(url: url)
+        case .firstFrameSent: .firstFramePushed
+        case .connectionLost(let error): .connectionLost(error)
+        case .reconnectRequested, .finished: nil
+        case .reconnecting(let attempt): .reconnectStarted(attempt: attempt)
+        case .staleSession(let attempt, let waited, let retryIn): .staleSession(attempt: attempt, waited: waited, retryIn: retryIn)
+        case .reconnected: .reconnectSucceeded
+        case .reconnectFailed(let cause): .reconnectFailed(LivePushError(.reconnectFailed, cause.message))
+        case .network(.poor): .networkPoor
+        case .network(.recovered): .networkRecovered
+        case .connectFailed(let error): .connectFailed(error)
         }
     }
 

@@ -59,6 +59,14 @@ public enum PushEvent: Sendable, Equatable {
     /// The filter threw; it was removed and the push goes on.
     case filterFailed(name: String, LivePushError)
 
+    // Several outputs (simulcast)
+    /// What one destination reported, when a push has several (`start(file:urls:)`): its id (the
+    /// position of its URL, from 0), its URL (redacted) and the event (`pushStarted`,
+    /// `connectionLost`, `reconnectStarted`, `staleSession`, `reconnectSucceeded`,
+    /// `reconnectFailed`, `connectFailed`, `networkPoor`, `networkRecovered`...). The un-tagged
+    /// events describe the push as a whole (see ``LivePusher/start(file:urls:)``).
+    indirect case output(id: Int, url: String, PushEvent)
+
     public enum Group: String, Sendable { case info, network, error, bgm, filter }
 
     public var group: Group {
@@ -71,6 +79,7 @@ public enum PushEvent: Sendable, Equatable {
         case .bgmStarted, .bgmStopped, .bgmPaused, .bgmResumed, .bgmProgress, .bgmCompleted, .bgmOpenFailed,
              .bgmDownloadTimeout: .bgm
         case .filterCreated, .filterDestroyed, .filterFailed: .filter
+        case .output(_, _, let event): event.group
         }
     }
 
@@ -110,6 +119,7 @@ public enum PushEvent: Sendable, Equatable {
         case .filterCreated: "filterCreated"
         case .filterDestroyed: "filterDestroyed"
         case .filterFailed: "filterFailed"
+        case .output(_, _, let event): event.name
         }
     }
 
@@ -119,6 +129,7 @@ public enum PushEvent: Sendable, Equatable {
         case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
              .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e): e
         case .stateChanged(.failed(let e)): e
+        case .output(_, _, let event): event.error
         default: nil
         }
     }

@@ -1,13 +1,11 @@
-/// One run of a push on two threads:
+/// One run of a push: a **producer** thread reads the source, stamps packets onto the output
+/// clock (``Restamper``), paces them (real time) and hands each to every output: the
+/// ``RTMPOutput``s (one per destination, each with its own queue, connection and sender thread)
+/// and the local ``FLVRecorder``. What the outputs report is folded by an
+/// ``OutputSetStateMachine`` into what the push as a whole reports.
 ///
-/// - the **producer** reads the source, re-stamps packets onto the output clock, paces them
-///   (real time) and puts them in the bounded ``SendQueue``;
-/// - the **sender** (see `PushSession+Sender.swift`) owns the ``RTMPSession``: it connects,
-///   publishes, sends the stream header and then whatever the queue holds, and reconnects
-///   when the connection is lost.
-///
-/// They meet only in the lock-protected state below, so a slow network never stalls the
-/// source beyond the queue's policy, and a slow source never stalls the server's replies.
+/// The producer meets each output only in that output's lock, so a slow or dead destination
+/// never stalls the source beyond its own queue's policy, nor the other destinations.
 final class PushSession: @unchecked Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
@@ -24,46 +22,32 @@ final class PushSession: @unchecked Sendable {
         case network(CongestionDetector.Change)
         case failed(LivePushError, phase: Phase)
         case finished
+        /// With several outputs: what output `id` reported, for the app to see per destination.
+        case output(id: Int, url: String, RTMPOutput.Signal)
     }
 
     enum Phase: Sendable { case connecting, pushing, source }
 
     let config: PushConfig
     let info: StreamInfo
-    let signal: @Sendable (Signal) -> Void
-    /// The local recording beside the network output (`PushConfig.recordPath`), fed by the producer.
+    let outputs: [RTMPOutput]
+    /// The local recording beside the network outputs (`PushConfig.recordPath`).
     let recorder: FLVRecorder?
-    let lock = ConditionLock()
-    /// Whether the current URL's auth_key or token has expired: a rejection then means
-    /// `authExpired`, which no retry can fix. Set once before `start`.
-    var isURLExpired: @Sendable () -> Bool = { false }
+    private let signal: @Sendable (Signal) -> Void
+    private let lock = ConditionLock()
 
     // Guarded by `lock`.
-    var url: PushURL
-    var queue: SendQueue
-    var stopRequested = false
-    var reconnectRequested = false
-    var connected = false
-    var sourceFinished = false
-    var paused = false
+    private var outputStates: OutputSetStateMachine
+    private var stopRequested = false
+    private var paused = false
     private var pausedSince: Int64 = 0
     private var pausedTotal: Int64 = 0
-    var stats = PushStats()
+    private var loopsCompleted = 0
     private var startedAt: Int64 = 0
-    private var secondStartedAt: Int64 = 0
-    private var secondBytes: Int64 = 0
-    private var secondFrames = 0
-    private var congestion: CongestionDetector
-    /// Each side signals the other only when it is actually waiting, and a producer blocked on
-    /// a full queue is woken only once the queue has drained to half: at thousands of packets
-    /// per second, a wake-up per packet would cost more CPU than the packets themselves.
-    var senderWaiting = false
-    private var producerWaiting = false
 
-    init(config: PushConfig, url: PushURL, info: StreamInfo, recorder: FLVRecorder? = nil,
+    init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
          signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
-        self.url = url
         self.info = info
         self.recorder = recorder
         // The recording is closed before the pusher hears that the push ended, so that the file
@@ -75,41 +59,46 @@ final class PushSession: @unchecked Sendable {
             }
             signal(event)
         }
-        let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
-                                      maxBytes: config.sendQueueMaxBytes)
-        queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
-        congestion = CongestionDetector(poorBacklog: config.networkPoorBacklog.nanoseconds / 1000,
-                                        recoveredBacklog: config.networkRecoveredBacklog.nanoseconds / 1000,
-                                        hold: 500_000)
-        stats.sourceDuration = info.duration
+        outputStates = OutputSetStateMachine(count: urls.count)
+        var outputs: [RTMPOutput] = []
+        let forward = UncheckedTransfer(value: WeakSession())
+        for (id, url) in urls.enumerated() {
+            outputs.append(RTMPOutput(id: id, config: config, url: url, info: info) { outputSignal in
+                forward.value.session?.handle(outputSignal, from: id)
+            })
+        }
+        self.outputs = outputs
+        forward.value.session = self
+    }
+
+    /// Whether the current URL's auth_key or token has expired (see ``RTMPOutput/isURLExpired``).
+    var isURLExpired: @Sendable () -> Bool = { false } {
+        didSet { for output in outputs { output.isURLExpired = isURLExpired } }
     }
 
     func start(source: UncheckedTransfer<any MediaSource>) {
         startedAt = monotonicMicroseconds()
-        secondStartedAt = startedAt
-        WorkerThread.start(name: "livepush.send") { self.runSender() }
+        for output in outputs { output.start() }
         WorkerThread.start(name: "livepush.source") { self.runProducer(source.value) }
     }
+
+    // MARK: - Commands
 
     func requestStop() {
         lock.withLock {
             stopRequested = true
             lock.broadcast()
         }
+        for output in outputs { output.requestStop() }
     }
 
-    /// Drops the current connection (if any) and connects again, now; also ends the wait
-    /// after the automatic retries were used up.
     func requestReconnect() {
-        lock.withLock {
-            reconnectRequested = true
-            lock.broadcast()
-        }
+        for output in outputs { output.requestReconnect() }
     }
 
-    /// The URL used for every later connect (a refreshed auth_key).
+    /// The URL of the first output for every later connect (a refreshed auth_key).
     func updateURL(_ newURL: PushURL) {
-        lock.withLock { url = newURL }
+        outputs.first?.updateURL(newURL)
     }
 
     func setPaused(_ value: Bool) {
@@ -120,21 +109,42 @@ final class PushSession: @unchecked Sendable {
             if value { pausedSince = now } else { pausedTotal += now - pausedSince }
             lock.broadcast()
         }
+        for output in outputs { output.setPaused(value) }
     }
 
+    /// The first output's figures with the source's; with several outputs, each one's too.
     func snapshot() -> PushStats {
+        var stats = outputs.first?.snapshot() ?? PushStats()
         lock.withLock {
-            var s = stats
-            let now = monotonicMicroseconds()
-            s.elapsed = .microseconds(now - startedAt)
-            s.droppedFrames = queue.drops
-            s.queuedPackets = queue.count
-            s.queuedDuration = queue.bufferedDuration
-            if now - secondStartedAt > 2_000_000 {
-                s.bitrate = 0
-                s.fps = 0
-            }
-            return s
+            stats.elapsed = .microseconds(monotonicMicroseconds() - startedAt)
+            stats.loopsCompleted = loopsCompleted
+        }
+        stats.sourceDuration = info.duration
+        return stats
+    }
+
+    // MARK: - Output signals
+
+    private func handle(_ outputSignal: RTMPOutput.Signal, from id: Int) {
+        let decision = lock.withLock {
+            let decision = outputStates.apply(outputSignal, from: id)
+            lock.broadcast()  // the producer may wait for the first output to publish
+            return decision
+        }
+        for index in decision.stop { outputs[index].requestStop() }
+        if outputs.count > 1 {
+            signal(.output(id: id, url: outputs[id].lock.withLock { outputs[id].url.redacted }, outputSignal))
+        }
+        for event in decision.forward {
+            if case .failed = event { stopProducer() }
+            signal(event)
+        }
+    }
+
+    private func stopProducer() {
+        lock.withLock {
+            stopRequested = true
+            lock.broadcast()
         }
     }
 
@@ -145,8 +155,8 @@ final class PushSession: @unchecked Sendable {
 
     private func runProducer(_ source: any MediaSource) {
         let ready = lock.withLock { () -> Bool in
-            while !connected && !stopRequested { lock.wait() }
-            return !stopRequested
+            while !outputStates.canStartProducing && !stopRequested { lock.wait() }
+            return !stopRequested && outputStates.anyPublishing
         }
         guard ready else { return }
         var restamper = Restamper(info: info)
@@ -176,7 +186,8 @@ final class PushSession: @unchecked Sendable {
                             batchEnd = packetDue + Self.pacingSlack
                         }
                     }
-                    guard enqueue(stamped, due: due) else { return }
+                    guard waitUntilDue(due), waitForRoom() else { return }
+                    for output in outputs { output.push(stamped) }
                     recorder?.offer(stamped)
                 }
                 if case .times(let total) = config.looping, pass >= total { break }
@@ -184,118 +195,57 @@ final class PushSession: @unchecked Sendable {
                 try source.rewind()
                 restamper.beginNextPass()
                 pass += 1
-                lock.withLock { stats.loopsCompleted = pass - 1 }
+                lock.withLock { loopsCompleted = pass - 1 }
             }
-            lock.withLock {
-                stats.loopsCompleted = pass
-                sourceFinished = true
-                lock.broadcast()
-            }
+            lock.withLock { loopsCompleted = pass }
+            for output in outputs { output.finishSource() }
         } catch {
-            lock.withLock {
-                stopRequested = true
-                lock.broadcast()
-            }
+            requestStop()
             signal(.failed(error, phase: .source))
         }
     }
 
-    /// Queues a packet once it is `due` (real time: wall clock less the time spent paused)
-    /// and there is room (back-pressure mode). False on stop. One lock acquisition per packet;
-    /// the sender is woken only when the producer is about to sleep, so that it takes a whole
-    /// batch at once.
-    private func enqueue(_ packet: MediaPacket, due: Int64?) -> Bool {
-        var change: CongestionDetector.Change?
-        let queued = lock.withLock { () -> Bool in
-            while !stopRequested {
-                let blocked = paused || (queue.mode == .backpressure && queue.isFull)
-                let wait: Duration?
-                if blocked {
-                    wait = nil
-                } else if let due {
-                    let left = due - (monotonicMicroseconds() - pausedTotal)
-                    if left <= 0 { break }
-                    wait = .microseconds(left)
-                } else {
-                    break
-                }
-                if senderWaiting && !queue.isEmpty { lock.broadcast() }
-                producerWaiting = blocked
-                lock.wait(timeout: wait)
-                producerWaiting = false
-            }
-            guard !stopRequested else { return false }
-            queue.push(packet)
-            change = updateCongestion()
-            return true
+    /// Waits while paused and, in real time, until `due` (wall clock less the time spent
+    /// paused). False on stop. Senders are woken before the producer sleeps, so that each takes
+    /// the batch queued since.
+    private func waitUntilDue(_ due: Int64?) -> Bool {
+        if lock.withLock({ !stopRequested && pendingWait(until: due) != nil }) {
+            for output in outputs { output.wakeSender() }
         }
-        if let change { signal(.network(change)) }
-        return queued
-    }
-
-    /// Called with the lock held by both threads: the producer sees the backlog grow while
-    /// the sender is blocked in a write. Real-time pushes only: a `--fast` push keeps its
-    /// queue full on purpose.
-    func updateCongestion() -> CongestionDetector.Change? {
-        guard queue.mode == .dropping else { return nil }
-        return congestion.update(backlog: queue.bufferedDuration, now: monotonicMicroseconds())
-    }
-
-    /// The next packet to send, or nil when the push is over (stop, reconnect requested, or
-    /// source done and drained). Counts the packet sent before it in the same lock.
-    func nextPacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> MediaPacket? {
-        var change: CongestionDetector.Change?
-        defer { if let change { signal(.network(change)) } }
         return lock.withLock {
-            if let sent { record(sent.packet, bytes: sent.bytes) }
-            while true {
-                if stopRequested || reconnectRequested { return nil }
-                if !paused, let packet = queue.pop() {
-                    if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
-                    change = updateCongestion()
-                    return packet
-                }
-                if sourceFinished && queue.isEmpty { return nil }
-                // Nothing to send: a producer that waited for room must not wait for us.
-                if producerWaiting { lock.broadcast() }
-                senderWaiting = true
-                // Bounded so that an idle sender still services the server's messages.
-                lock.wait(timeout: .milliseconds(250))
-                senderWaiting = false
-            }
+            while !stopRequested, let wait = pendingWait(until: due) { lock.wait(timeout: wait) }
+            return !stopRequested
         }
     }
 
-    /// Called with the lock held.
-    private func record(_ packet: MediaPacket, bytes: Int) {
-        do {
-            stats.bytesSent += Int64(bytes)
-            stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
-            secondBytes += Int64(bytes)
-            if packet.kind == .video {
-                stats.videoFramesSent += 1
-                secondFrames += 1
-            } else {
-                stats.audioFramesSent += 1
-            }
-            let now = monotonicMicroseconds()
-            let window = now - secondStartedAt
-            if window >= 1_000_000 {
-                stats.bitrate = Int(secondBytes * 8 * 1_000_000 / window)
-                stats.fps = Double(secondFrames) * 1_000_000 / Double(window)
-                secondStartedAt = now
-                secondBytes = 0
-                secondFrames = 0
-            }
-        }
+    /// Called with the lock held: nil when the packet may go now, else how long to wait (nil
+    /// inside: until woken).
+    private func pendingWait(until due: Int64?) -> Duration?? {
+        if paused { return .some(nil) }
+        guard let due else { return nil }
+        let left = due - (monotonicMicroseconds() - pausedTotal)
+        return left > 0 ? .some(.microseconds(left)) : nil
     }
 
-    func stopProducer() {
-        lock.withLock {
-            stopRequested = true
-            lock.broadcast()
+    /// Back-pressure (`--fast`): waits until the outputs that carry the push have room. While
+    /// one output is connected, a disconnected one does not hold the others back (it drops by
+    /// its queue's policy and resumes on a keyframe); while none is, all are waited for, so a
+    /// single output loses nothing across a reconnect. False on stop.
+    private func waitForRoom() -> Bool {
+        guard config.pacing == .asFastAsPossible else { return true }
+        while !lock.withLock({ stopRequested }) {
+            let anyConnected = outputs.contains { $0.isConnected }
+            guard let full = outputs.first(where: { $0.isFull && (!anyConnected || $0.isConnected) }) else { return true }
+            // Bounded, so that a change of which outputs are connected is seen.
+            full.waitForRoom(timeout: .milliseconds(100))
         }
+        return false
     }
+}
+
+/// Lets the outputs' signal closures reach their session without keeping it alive.
+private final class WeakSession: @unchecked Sendable {
+    weak var session: PushSession?
 }
 
 /// Hands a non-Sendable value to exactly one other thread. The sender gives up all use of it.

@@ -170,6 +170,12 @@ struct SendQueue {
         return true
     }
 
+    /// Back-pressure mode, when the producer did not wait for this queue (its output is down
+    /// while another carries the push): drops oldest whole GOPs until there is room.
+    mutating func makeRoomByDroppingOldestGOPs() {
+        while isOverLimit && dropOldestGOPWithItsAudio() {}
+    }
+
     /// Drops everything before the second queued keyframe.
     private mutating func dropOldestGOPWithItsAudio() -> Bool {
         guard let end = endOfOldestCompleteGOP else { return false }

@@ -11,7 +11,7 @@ import DequeModule
 ///   some frames twice). "May not have reached" is everything that fits in the socket
 ///   buffers on both sides: the kernel discards it when the connection drops, and librtmp
 ///   has closed the socket by then, so it cannot be asked how much that was.
-extension PushSession {
+extension RTMPOutput {
     enum PumpOutcome {
         case drained, stopped, reconnectRequested
         case lost(LivePushError)
@@ -35,8 +35,8 @@ extension PushSession {
         do {
             connection = try connect()
         } catch {
-            stopProducer()
-            signal(.failed(error, phase: .connecting))
+            lock.withLock { stopRequested = true }
+            signal(.connectFailed(error))
             return
         }
         lock.withLock {
@@ -67,7 +67,7 @@ extension PushSession {
     }
 
     private func finishAfterStop() {
-        stopProducer()
+        lock.withLock { stopRequested = true }
         signal(.finished)
     }
 
@@ -162,6 +162,7 @@ extension PushSession {
                          maxInterval: config.staleSessionMaxInterval))
         lock.withLock {
             reconnectRequested = false
+            connected = false
             queue.isDisconnected = true
             prepareResume(&resume)
         }
@@ -183,6 +184,7 @@ extension PushSession {
             }
             do {
                 let connection = try connect()
+                lock.withLock { connected = true }
                 signal(.reconnected(url: connection.url.redacted))
                 return connection
             } catch {

@@ -1,0 +1,228 @@
+/// One RTMP destination of a push: its own bounded send queue and drop policy, its own
+/// connection and reconnect policy (stale sessions included), congestion detection and
+/// figures. The producer hands it packets stamped on the output clock; its sender thread
+/// (`RTMPOutput+Sender.swift`) owns the ``RTMPSession``.
+///
+/// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
+/// and never blocks another output's sender. (In `--fast` mode the producer waits for room in
+/// the queues of the outputs that are connected; see ``PushSession``.)
+final class RTMPOutput: @unchecked Sendable {
+    /// What an output tells its ``PushSession``.
+    enum Signal: Sendable {
+        case published(url: String)
+        case firstFrameSent
+        case connectionLost(LivePushError)
+        /// A requested reconnect (`reconnect()`, a refreshed URL) closed the connection on purpose.
+        case reconnectRequested
+        case reconnecting(attempt: Int)
+        /// A reconnect was rejected because the server still holds the previous publisher.
+        case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
+        case reconnected(url: String)
+        case reconnectFailed(LivePushError)
+        case network(CongestionDetector.Change)
+        /// The first connect failed; the output is done.
+        case connectFailed(LivePushError)
+        /// Drained and closed after the end of the source, or stopped.
+        case finished
+    }
+
+    /// The output's position in the push's list of destinations (0 for the first URL).
+    let id: Int
+    let config: PushConfig
+    let info: StreamInfo
+    let signal: @Sendable (Signal) -> Void
+    let lock = ConditionLock()
+    /// Whether the current URL's auth_key or token has expired: a rejection then means
+    /// `authExpired`, which no retry can fix. Set once before `start`.
+    var isURLExpired: @Sendable () -> Bool = { false }
+
+    // Guarded by `lock`.
+    var url: PushURL
+    var queue: SendQueue
+    var stopRequested = false
+    var reconnectRequested = false
+    var connected = false
+    var sourceFinished = false
+    var paused = false
+    var stats = PushStats()
+    private var secondStartedAt: Int64 = 0
+    private var secondBytes: Int64 = 0
+    private var secondFrames = 0
+    private var congestion: CongestionDetector
+    /// Each side signals the other only when it is actually waiting, and a producer blocked on
+    /// a full queue is woken only once the queue has drained to half: at thousands of packets
+    /// per second, a wake-up per packet would cost more CPU than the packets themselves.
+    var senderWaiting = false
+    private var producerWaiting = false
+
+    init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
+        self.id = id
+        self.config = config
+        self.url = url
+        self.info = info
+        self.signal = signal
+        let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
+                                      maxBytes: config.sendQueueMaxBytes)
+        queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
+        congestion = CongestionDetector(poorBacklog: config.networkPoorBacklog.nanoseconds / 1000,
+                                        recoveredBacklog: config.networkRecoveredBacklog.nanoseconds / 1000,
+                                        hold: 500_000)
+    }
+
+    func start() {
+        secondStartedAt = monotonicMicroseconds()
+        WorkerThread.start(name: "livepush.send") { self.runSender() }
+    }
+
+    // MARK: - Commands
+
+    func requestStop() {
+        lock.withLock {
+            stopRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// Drops the current connection (if any) and connects again, now; also ends the wait
+    /// after the automatic retries were used up.
+    func requestReconnect() {
+        lock.withLock {
+            reconnectRequested = true
+            lock.broadcast()
+        }
+    }
+
+    /// The URL used for every later connect (a refreshed auth_key).
+    func updateURL(_ newURL: PushURL) {
+        lock.withLock { url = newURL }
+    }
+
+    /// While paused the sender sends nothing (the queue keeps what it holds).
+    func setPaused(_ value: Bool) {
+        lock.withLock {
+            paused = value
+            lock.broadcast()
+        }
+    }
+
+    /// The source has ended: send what is queued, then close.
+    func finishSource() {
+        lock.withLock {
+            sourceFinished = true
+            lock.broadcast()
+        }
+    }
+
+    // MARK: - Producer side
+
+    /// Whether the producer must wait for room before the next packet (back-pressure mode only).
+    /// False once stopped.
+    var isFull: Bool {
+        lock.withLock { !stopRequested && queue.mode == .backpressure && queue.isFull }
+    }
+
+    var isConnected: Bool { lock.withLock { connected } }
+
+    /// Waits until the queue has room (back-pressure mode), for at most `timeout`.
+    func waitForRoom(timeout: Duration) {
+        lock.withLock {
+            guard !stopRequested, queue.mode == .backpressure, queue.isFull else { return }
+            if senderWaiting && !queue.isEmpty { lock.broadcast() }
+            producerWaiting = true
+            lock.wait(timeout: timeout)
+            producerWaiting = false
+        }
+    }
+
+    /// Queues a packet stamped on the output clock; drops by the queue's policy when full.
+    func push(_ packet: MediaPacket) {
+        var change: CongestionDetector.Change?
+        lock.withLock {
+            guard !stopRequested else { return }
+            if queue.mode == .backpressure && queue.isFull { queue.makeRoomByDroppingOldestGOPs() }
+            queue.push(packet)
+            change = updateCongestion()
+        }
+        if let change { signal(.network(change)) }
+    }
+
+    /// Wakes a sender that waits for work. The producer calls this before it sleeps, so that
+    /// the sender takes a whole batch at once rather than waking for every packet.
+    func wakeSender() {
+        lock.withLock {
+            if senderWaiting && !queue.isEmpty { lock.broadcast() }
+        }
+    }
+
+    /// Called with the lock held by both threads: the producer sees the backlog grow while
+    /// the sender is blocked in a write. Real-time pushes only: a `--fast` push keeps its
+    /// queue full on purpose.
+    func updateCongestion() -> CongestionDetector.Change? {
+        guard queue.mode == .dropping else { return nil }
+        return congestion.update(backlog: queue.bufferedDuration, now: monotonicMicroseconds())
+    }
+
+    // MARK: - Sender side
+
+    /// The next packet to send, or nil when the push is over (stop, reconnect requested, or
+    /// source done and drained). Counts the packet sent before it in the same lock.
+    func nextPacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> MediaPacket? {
+        var change: CongestionDetector.Change?
+        defer { if let change { signal(.network(change)) } }
+        return lock.withLock {
+            if let sent { record(sent.packet, bytes: sent.bytes) }
+            while true {
+                if stopRequested || reconnectRequested { return nil }
+                if !paused, let packet = queue.pop() {
+                    if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
+                    change = updateCongestion()
+                    return packet
+                }
+                if sourceFinished && queue.isEmpty { return nil }
+                // Nothing to send: a producer that waited for room must not wait for us.
+                if producerWaiting { lock.broadcast() }
+                senderWaiting = true
+                // Bounded so that an idle sender still services the server's messages.
+                lock.wait(timeout: .milliseconds(250))
+                senderWaiting = false
+            }
+        }
+    }
+
+    /// Called with the lock held.
+    private func record(_ packet: MediaPacket, bytes: Int) {
+        stats.bytesSent += Int64(bytes)
+        stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
+        secondBytes += Int64(bytes)
+        if packet.kind == .video {
+            stats.videoFramesSent += 1
+            secondFrames += 1
+        } else {
+            stats.audioFramesSent += 1
+        }
+        let now = monotonicMicroseconds()
+        let window = now - secondStartedAt
+        if window >= 1_000_000 {
+            stats.bitrate = Int(secondBytes * 8 * 1_000_000 / window)
+            stats.fps = Double(secondFrames) * 1_000_000 / Double(window)
+            secondStartedAt = now
+            secondBytes = 0
+            secondFrames = 0
+        }
+    }
+
+    /// This output's figures (sent, dropped, queued); the session adds the source's.
+    func snapshot() -> PushStats {
+        lock.withLock {
+            var s = stats
+            s.droppedFrames = queue.drops
+            s.queuedPackets = queue.count
+            s.queuedDuration = queue.bufferedDuration
+            if monotonicMicroseconds() - secondStartedAt > 2_000_000 {
+                s.bitrate = 0
+                s.fps = 0
+            }
+            return s
+        }
+    }
+}
