@@ -3,6 +3,16 @@ import LivePush
 /// Renders pusher events as human lines or JSON objects.
 enum EventFormatter {
     static func json(_ event: PushEvent, at elapsed: Duration) -> String {
+        JSONValue.object(fields(event, at: elapsed)).encoded
+    }
+
+    private static func fields(_ event: PushEvent, at elapsed: Duration) -> [(String, JSONValue)] {
+        if case .output(let id, let url, let inner) = event {
+            // The destination's own event, tagged: {"event":"connectionLost","output":1,"outputURL":...}.
+            var fields = fields(inner, at: elapsed)
+            fields.insert(contentsOf: [("output", .int(Int64(id))), ("outputURL", .string(url))], at: 2)
+            return fields
+        }
         var fields: [(String, JSONValue)] = [
             ("event", .string(event.name)),
             ("group", .string(event.group.rawValue)),
@@ -35,7 +45,7 @@ enum EventFormatter {
         if let error = event.error {
             fields.append(("error", json(error)))
         }
-        return JSONValue.object(fields).encoded
+        return fields
     }
 
     static func json(_ error: LivePushError) -> JSONValue {
@@ -48,6 +58,28 @@ enum EventFormatter {
     }
 
     static func json(_ s: PushStats) -> JSONValue {
+        guard case .object(var fields) = summaryJSON(s) else { return summaryJSON(s) }
+        if !s.outputs.isEmpty {
+            fields.append(("outputs", .array(s.outputs.map(json))))
+        }
+        return .object(fields)
+    }
+
+    static func json(_ o: OutputStats) -> JSONValue {
+        .object([
+            ("id", .int(Int64(o.id))),
+            ("url", .string(o.url)),
+            ("connected", .bool(o.isConnected)),
+            ("bytesSent", .int(o.bytesSent)),
+            ("videoFramesSent", .int(Int64(o.videoFramesSent))),
+            ("audioFramesSent", .int(Int64(o.audioFramesSent))),
+            ("bitrate", .int(Int64(o.bitrate))),
+            ("droppedFrames", .int(Int64(o.droppedFrames.total))),
+            ("queuedDuration", .double(Double(o.queuedDuration) / 1_000_000)),
+        ])
+    }
+
+    private static func summaryJSON(_ s: PushStats) -> JSONValue {
         .object([
             ("elapsed", .double(Double(s.elapsed.nanosecondsValue / 1_000_000) / 1000)),
             ("mediaTimeSent", .double(Double(s.mediaTimeSent) / 1_000_000)),
@@ -77,6 +109,11 @@ enum EventFormatter {
     }
 
     static func text(_ event: PushEvent) -> String {
+        if case .output(let id, let url, let inner) = event {
+            let line = text(inner)
+            let head = "[\(inner.group.rawValue)] \(inner.name)"
+            return head + " (output \(id) \(url))" + line.dropFirst(head.count)
+        }
         let head = "[\(event.group.rawValue)] \(event.name)"
         switch event {
         case .pushStarted(let url), .pushURLAuthenticationOverdue(let url):

@@ -5,6 +5,7 @@ enum JSONValue {
     case double(Double)
     case bool(Bool)
     case object([(String, JSONValue)])
+    case array([JSONValue])
 
     var encoded: String {
         switch self {
@@ -14,6 +15,8 @@ enum JSONValue {
         case .bool(let b): return b ? "true" : "false"
         case .object(let fields):
             return "{" + fields.map { "\(Self.quote($0.0)):\($0.1.encoded)" }.joined(separator: ",") + "}"
+        case .array(let values):
+            return "[" + values.map(\.encoded).joined(separator: ",") + "]"
         }
     }
 

@@ -21,8 +21,8 @@ struct PushCommand: AsyncParsableCommand {
     @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), or - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska).")
     var file: String
 
-    @Argument(help: "rtmp:// or rtmps:// URL with app and stream name. Omit to use the embedded receiver.")
-    var url: String?
+    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name; several push the same stream to each (simulcast). Omit to use the embedded receiver.")
+    var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")
     var fast = false
@@ -110,14 +110,12 @@ struct PushCommand: AsyncParsableCommand {
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
 
         var receiver: EmbeddedReceiver?
-        let target: String
-        if let url {
-            target = url
-        } else {
+        var targets = urls
+        if targets.isEmpty {
             do {
                 let embedded = try EmbeddedReceiver.start(recordDirectory: receiverDirectory)
                 receiver = embedded
-                target = embedded.url
+                targets = [embedded.url]
                 report("embedded receiver listening on \(embedded.url), recording to \(embedded.recordDirectory)")
             } catch {
                 throw fail(LivePushError(.rtmpStartFailed, "embedded receiver: \(error)"))
@@ -139,8 +137,10 @@ struct PushCommand: AsyncParsableCommand {
         }
         let signer = authKey.map { AuthKeySigner(privateKey: $0) }
         do {
-            let url = try signer?.sign(target, validFor: .seconds(authTTL)) ?? target
-            try pusher.start(file: file, url: url)
+            let signed = try targets.map { target throws(LivePushError) in
+                try signer?.sign(target, validFor: .seconds(authTTL)) ?? target
+            }
+            try pusher.start(file: file, urls: signed)
         } catch {
             throw fail(error)
         }
@@ -166,7 +166,7 @@ struct PushCommand: AsyncParsableCommand {
             if case .pushURLAuthenticationOverdue = event, let signer {
                 // Re-sign: the next connect uses the new URL, the current stream goes on.
                 do {
-                    try pusher.refreshPushURL(signer.sign(target, validFor: .seconds(authTTL)))
+                    try pusher.refreshPushURL(signer.sign(targets[0], validFor: .seconds(authTTL)))
                 } catch {
                     emitLine("[error] could not refresh the push URL: \(error.message)")
                 }

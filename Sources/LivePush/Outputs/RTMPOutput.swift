@@ -211,6 +211,16 @@ final class RTMPOutput: @unchecked Sendable {
         }
     }
 
+    /// This output's figures for ``PushStats/outputs``.
+    func outputStats() -> OutputStats {
+        let s = snapshot()
+        return lock.withLock {
+            OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
+                        videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
+                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration)
+        }
+    }
+
     /// This output's figures (sent, dropped, queued); the session adds the source's.
     func snapshot() -> PushStats {
         lock.withLock {

@@ -38,12 +38,14 @@ final class EventHub: Sendable {
     }
 
     func emit(_ event: PushEvent, from pusher: LivePusher, on queue: DispatchQueue) {
-        for continuation in continuations.withLock({ Array($0.values) }) {
-            continuation.yield(event)
-        }
+        // The delegate call is queued first: whoever sees an event in a stream can then rely on
+        // its delegate call being on the callback queue already (a `sync {}` there waits for it).
         let delegates = current()
         queue.async {
             Self.deliver(event, to: delegates, from: pusher)
+        }
+        for continuation in continuations.withLock({ Array($0.values) }) {
+            continuation.yield(event)
         }
     }
 

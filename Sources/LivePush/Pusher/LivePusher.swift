@@ -79,20 +79,44 @@ public final class LivePusher: Sendable {
     /// reads from a pipe: MPEG-TS, FLV, NUT, Matroska...; it cannot be looped). Returns once the
     /// file is open; connecting happens in the background (watch `pushStarted` / `connectFailed`).
     public func start(file path: String, url: String) throws(LivePushError) {
+        try start(file: path, urls: [url])
+    }
+
+    /// Simulcast: pushes one source (read, filtered and encoded once) to every URL. Each
+    /// destination is an output of its own: its own send queue, connection, reconnect and
+    /// stale-session policy, so one that is refused, stalls or dies never slows or stops the
+    /// others. Each output's events arrive tagged (``PushEvent/output(id:url:_:)``, id = the URL's
+    /// position); the un-tagged events describe the push as a whole: started when the first
+    /// output publishes, `connectionLost` when none is publishing any more, `reconnectFailed`
+    /// when all gave up, failed only when every first connect failed. ``stats()`` carries each
+    /// output's figures in `outputs`. The auth_key watch and `refreshPushURL` concern the first URL.
+    public func start(file path: String, urls: [String]) throws(LivePushError) {
         if path == FFDemuxer.standardInput && config.looping != .once {
             throw LivePushError(.invalidState, "standard input cannot be looped: it can be read only once")
         }
         try checkCanStart()
-        let pushURL = try PushURL(url)
+        let pushURLs = try Self.parse(urls)
         let source = try MediaSourceFactory.open(path: path, options: mediaOptions, hooks: hooks)
-        try start(source: UncheckedTransfer(value: source), url: pushURL)
+        try start(source: UncheckedTransfer(value: source), urls: pushURLs)
     }
 
     /// Starts pushing from any ``MediaSource``. The pusher takes the source over: do not use
     /// it from elsewhere until the push ends.
     public func start(source: any MediaSource, url: String) throws(LivePushError) {
+        try start(source: source, urls: [url])
+    }
+
+    /// Simulcast from any ``MediaSource`` (see ``start(file:urls:)``).
+    public func start(source: any MediaSource, urls: [String]) throws(LivePushError) {
         try checkCanStart()
-        try start(source: UncheckedTransfer(value: source), url: PushURL(url))
+        try start(source: UncheckedTransfer(value: source), urls: Self.parse(urls))
+    }
+
+    private static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
+        guard !urls.isEmpty else { throw LivePushError(.invalidURL, "no push URL given") }
+        var parsed: [PushURL] = []
+        for url in urls { parsed.append(try PushURL(url)) }
+        return parsed
     }
 
     /// Throws unless a push may start now; then clears the pipeline's figures of the last push
@@ -103,14 +127,14 @@ public final class LivePusher: Sendable {
         hooks.resetStats()
     }
 
-    private func start(source: UncheckedTransfer<any MediaSource>, url: PushURL) throws(LivePushError) {
+    private func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL]) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible) { [weak self] error in
                 self?.report(error)
             }
         }
-        let newSession = PushSession(config: config, urls: [url], info: info, recorder: recorder) { [weak self] signal in
+        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -122,7 +146,7 @@ public final class LivePusher: Sendable {
         }
         session.withLock { $0 = newSession }
         lastStats.withLock { $0 = PushStats() }
-        authWatcher.withLock { $0.accept(url) }
+        authWatcher.withLock { $0.accept(urls[0]) }
         startStatsTimer()
         startAuthTimer()
         startBitrateTimer()

@@ -120,6 +120,7 @@ final class PushSession: @unchecked Sendable {
             stats.loopsCompleted = loopsCompleted
         }
         stats.sourceDuration = info.duration
+        if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }
         return stats
     }
 

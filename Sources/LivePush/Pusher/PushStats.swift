@@ -22,6 +22,9 @@ public struct PushStats: Sendable, Equatable {
     public var queuedDuration: Int64 = 0
     /// What the raw-frame pipeline measured (zero for stream copy).
     public var pipeline = PipelineStats()
+    /// With several outputs (simulcast): each one's figures. The figures above are then the
+    /// first output's (and the source's).
+    public var outputs: [OutputStats] = []
 
     public init() {}
 }
@@ -38,4 +41,22 @@ public struct FrameDrops: Sendable, Equatable {
     public var total: Int { disposable + reference + keyframes + audio }
 
     public init() {}
+}
+
+/// One destination's figures, when a push has several (see ``PushStats/outputs``).
+public struct OutputStats: Sendable, Equatable {
+    /// The position of the output's URL.
+    public var id: Int
+    /// The output's URL, redacted.
+    public var url: String
+    public var isConnected: Bool
+    public var bytesSent: Int64
+    public var videoFramesSent: Int
+    public var audioFramesSent: Int
+    /// Bits per second sent over the last second.
+    public var bitrate: Int
+    /// Frames this output's queue dropped, by kind.
+    public var droppedFrames: FrameDrops
+    /// Media waiting in this output's queue, microseconds.
+    public var queuedDuration: Int64
 }

@@ -1,0 +1,90 @@
+import Foundation
+import LivePush
+import LivePushLoopback
+import XCTest
+
+/// One push, several destinations: each output has its own queue and connection, so a dead
+/// one never slows, drops or stops the others.
+final class SimulcastTests: XCTestCase {
+    private var nginx: NginxRTMPServer?
+    private var loopback: FaultLoopback?
+
+    override func tearDown() {
+        loopback?.stop()
+        nginx?.stop()
+    }
+
+    func testAHealthyOutputAndTheRecordingKeepEveryFrameWhileAnotherPathDiesSilently() async throws {
+        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
+        // nginx holds a silently dead publisher for 3 s; the second output's path dies at 2 s.
+        let nginx = try NginxRTMPServer(dropIdlePublisher: .seconds(3))
+        self.nginx = nginx
+        let loopback = FaultLoopback(configuration: .init(upstream: "127.0.0.1:\(nginx.port)",
+                                                          faults: [try FaultSpec.parse("stale@conn=1,after=2s")]))
+        self.loopback = loopback
+        let port = try loopback.start()
+        let directory = try TestMedia.makeTemporaryDirectory(prefix: "simulcast")
+        defer { TestMedia.removeTemporaryDirectory(directory) }
+        let local = directory.appendingPathComponent("local.flv").path
+
+        let result = try LivePushCLI.run([
+            "push", TestMedia.path(.h264AAC), nginx.url(stream: "direct"),
+            "rtmp://127.0.0.1:\(port)/\(NginxRTMPServer.application)/dying",
+            "--loop", "2", "--record", local, "--json",
+        ], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+
+        // The dying output reported its own trouble, tagged with its id; the push as a whole did not.
+        let objects = result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let second = objects.filter { $0["output"] as? Int == 1 }.compactMap { $0["event"] as? String }
+        XCTAssertTrue(second.contains("connectionLost") && second.contains("staleSession") && second.contains("reconnectSucceeded"),
+                      "\(second)")
+        let whole = objects.filter { $0["output"] == nil }.compactMap { $0["event"] as? String }
+        XCTAssertFalse(whole.contains("connectionLost"), "the first output carried the push throughout: \(whole)")
+        XCTAssertEqual(objects.filter { $0["output"] as? Int == 0 }.compactMap { $0["event"] as? String }.filter { $0 == "connectionLost" },
+                       [], "the healthy output never lost its connection")
+
+        // Every frame of both passes, on the healthy output and in the recording.
+        // (2 × 174 audio frames less the one every looped push loses at the seam.)
+        for path in [try await nginx.awaitRecording(stream: "direct"), local] {
+            let probe = try FFProbe.run(path)
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, path)
+            XCTAssertEqual(probe.audioPackets.count, 347, path)
+        }
+        // The dying output recovered by itself: nginx recorded its publish after the recovery.
+        let recovered = try FFProbe.run(try await nginx.awaitRecording(stream: "dying"))
+        recovered.assertWellFormed()
+        XCTAssertGreaterThan(recovered.videoPackets.count, 25)
+    }
+
+    func testEveryOutputRefusedFailsThePushAndOneRefusedDoesNot() async throws {
+        let receiver = RTMPReceiver(configuration: .init(port: 0))
+        let good = try receiver.start()
+        defer { receiver.stop() }
+        let closed = try NginxRTMPServer.freeLoopbackPort()
+        let refused = "rtmp://127.0.0.1:\(closed)/live/s"
+
+        var config = PushHelpers.fastConfig()
+        let both = LivePusher(config: config)
+        let bothEvents = both.events()
+        try both.start(file: TestMedia.path(.h264AAC), urls: [refused, refused])
+        let failed = try await PushHelpers.collect(both, bothEvents, start: .now, timeout: .seconds(20))
+        XCTAssertEqual(failed.error?.code, .connectionRefused)
+        XCTAssertEqual(failed.events.filter { if case .output(_, _, .connectFailed) = $0 { true } else { false } }.count, 2)
+
+        config.statsInterval = .zero
+        let one = LivePusher(config: config)
+        let oneEvents = one.events()
+        try one.start(file: TestMedia.path(.h264AAC), urls: [refused, "rtmp://127.0.0.1:\(good)/live/ok"])
+        let run = try await PushHelpers.collect(one, oneEvents, start: .now, timeout: .seconds(20))
+        XCTAssertNil(run.error, "\(run.eventNames)")
+        XCTAssertEqual(run.stats.outputs.map(\.id), [0, 1])
+        XCTAssertEqual(run.stats.outputs[1].videoFramesSent, 100)
+        let summary = try await receiver.waitForPublishEnd(stream: "ok", timeout: .seconds(10))
+        XCTAssertEqual(summary.videoFrames, 100)
+        XCTAssertEqual(summary.audioFrames, 174)
+    }
+}
