@@ -16,13 +16,22 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var sliceThreads: Bool
 
     init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
-        let size = options.outputSize ?? VideoSize(width: stream.width, height: stream.height)
-        guard size.width >= 2, size.height >= 2 else {
+        guard stream.width >= 2 || options.outputSize != nil, stream.height >= 2 || options.outputSize != nil else {
             throw LivePushError(.transcodeFailed, "video size of \(stream.codecName) stream unknown")
+        }
+        try self.init(width: stream.width, height: stream.height, frameRate: stream.frameRate, options: options)
+    }
+
+    /// For pictures of `width` x `height` at about `frameRate` (an app's frames, a decoded stream).
+    init(width sourceWidth: Int, height sourceHeight: Int, frameRate sourceFrameRate: Double,
+         options: MediaSourceOptions) throws(LivePushError) {
+        let size = options.outputSize ?? VideoSize(width: sourceWidth, height: sourceHeight)
+        guard size.width >= 2, size.height >= 2 else {
+            throw LivePushError(.transcodeFailed, "video size \(size.width)x\(size.height) is too small")
         }
         width = size.width & ~1
         height = size.height & ~1
-        let sourceRate = stream.frameRate > 0 && stream.frameRate <= 240 ? stream.frameRate : 25
+        let sourceRate = sourceFrameRate > 0 && sourceFrameRate <= 240 ? sourceFrameRate : 25
         frameRate = options.frameRate.map { min(max($0, 1), 240) } ?? sourceRate
         gopFrames = max(1, Int((options.gopSeconds * frameRate).rounded()))
         preset = options.preset
