@@ -1,15 +1,13 @@
-import LivePushWire
-
 /// The server side of the RTMP "simple" handshake as a pure state machine:
 /// C0+C1 in → S0+S1+S2 out; C2 in → done. S1 = uptime, four zero bytes (no digest: clients then
 /// use the simple handshake), random; S2 = echo of C1.
-struct RTMPHandshake: Sendable {
-    static let version: UInt8 = 3
-    static let packetSize = 1536
+public struct RTMPHandshake: Sendable {
+    public static let version: UInt8 = 3
+    public static let packetSize = 1536
 
-    enum State: Sendable { case waitingForC0C1, waitingForC2, done }
+    public enum State: Sendable { case waitingForC0C1, waitingForC2, done }
 
-    enum Step: Sendable, Equatable {
+    public enum Step: Sendable, Equatable {
         /// Need more bytes.
         case needMore
         /// Send these bytes (S0 S1 S2).
@@ -18,15 +16,17 @@ struct RTMPHandshake: Sendable {
         case completed
     }
 
-    struct Failure: Error, Sendable, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
     }
 
-    private(set) var state: State = .waitingForC0C1
-    var uptimeMs: UInt32 = 0
+    public private(set) var state: State = .waitingForC0C1
+    public var uptimeMs: UInt32 = 0
+
+    public init() {}
 
     /// Consumes handshake bytes from `bytes` (removing what it used).
-    mutating func step(_ bytes: inout [UInt8]) throws(Failure) -> Step {
+    public mutating func step(_ bytes: inout [UInt8]) throws(Failure) -> Step {
         switch state {
         case .waitingForC0C1:
             guard bytes.count >= 1 + Self.packetSize else { return .needMore }
