@@ -54,7 +54,18 @@ status=0
 "$out/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=8 \
     -use_value_profile=1 -print_final_stats=1 -artifact_prefix="$out/$target-artifacts/" || status=$?
 
-# Keep only what reaches code the kept corpus does not: the repo's corpus stays small.
-"$out/$target" -merge=1 "$corpus" "$work" 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+# The repo keeps the named seeds and a small set of found inputs (named by their SHA-1) that covers
+# all that the old corpus and this run reached: set-cover merge into the seeds alone, then swap.
+merged=$out/$target-merged
+rm -rf "$merged"
+mkdir -p "$merged"
+find "$corpus" -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$merged"/ \;
+if "$out/$target" -set_cover_merge=1 "$merged" "$corpus" "$work" >"$out/$target-merge.log" 2>&1; then
+    grep -E "MERGE-OUTER: [0-9]+ new files" "$out/$target-merge.log" || true
+    rm -rf "$corpus"
+    mv "$merged" "$corpus"
+else
+    echo "fuzz: merging failed (see $out/$target-merge.log); the corpus is left as it was" >&2
+fi
 echo "fuzz: $target corpus: $(find "$corpus" -type f | wc -l) files"
 exit "$status"
