@@ -1,3 +1,4 @@
+import Foundation
 import LivePushWire
 import XCTest
 
@@ -19,6 +20,17 @@ final class WireCommandReplyTests: XCTestCase {
         let reply = try XCTUnwrap(CommandReply(typeID: amf0, body: body))
         XCTAssertEqual(reply.name, "onStatus")
         XCTAssertEqual(reply.transactionID, 0)
+        XCTAssertEqual(reply.level, "error")
+        XCTAssertEqual(reply.code, "NetStream.Publish.BadName")
+        XCTAssertEqual(reply.statusDescription, "Already publishing")
+    }
+
+    /// The bytes nginx-rtmp sent to a second publisher of a stream (kept as a fuzzing seed).
+    func testNginxBadNameReply() throws {
+        let seed = FuzzCorpusReplayTests.fuzzDirectory.appendingPathComponent("Corpus/server-reply/nginx-onstatus-badname.bin")
+        let message = [UInt8](try Data(contentsOf: seed))
+        let reply = try XCTUnwrap(CommandReply(typeID: message[0], body: message.dropFirst()))
+        XCTAssertEqual(reply.name, "onStatus")
         XCTAssertEqual(reply.level, "error")
         XCTAssertEqual(reply.code, "NetStream.Publish.BadName")
         XCTAssertEqual(reply.statusDescription, "Already publishing")
