@@ -34,7 +34,8 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]
         ),
-        // Wire formats shared by the pusher and the loopback: AMF0, FLV tags, RTMP chunking.
+        // Wire formats shared by the pusher and the loopback: AMF0, FLV tags, the RTMP handshake,
+        // chunking and command messages.
         .target(name: "LivePushWire"),
         .target(
             name: "LivePush",

@@ -157,8 +157,10 @@ public struct RTMPChunkDecoder: Sendable {
             throw RTMPChunkError("message of \(state.length) bytes exceeds the limit of \(maxMessageSize)")
         }
         if state.received == 0 {
+            // No reserveCapacity(state.length): the length is the peer's word, and 12 header bytes
+            // would buy a 16 MiB buffer (again on every poll until the chunk is complete). The
+            // payload grows with the bytes that actually arrive.
             state.payload = []
-            state.payload.reserveCapacity(state.length)
         }
         let take = min(chunkSize, state.length - state.received)
         guard end - p >= take else { return nil }

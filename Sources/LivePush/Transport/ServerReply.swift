@@ -13,29 +13,15 @@ struct ServerReply {
     let serverDescription: String?
 
     init?(_ packet: RTMPPacket) {
-        // 0x14: AMF0 command; 0x11: AMF3 command, whose body starts with a format byte.
-        guard packet.m_packetType == 0x14 || packet.m_packetType == 0x11, let body = packet.m_body else { return nil }
-        let skip = packet.m_packetType == 0x11 ? 1 : 0
-        let count = Int(packet.m_nBodySize)
-        guard count > skip else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: body, count: count).dropFirst(skip)
-        guard let values = try? AMF0.decode(Array(bytes)), case .string(let name)? = values.first else { return nil }
-        self.name = name
-        if values.count > 1, case .number(let id) = values[1] { transactionID = id } else { transactionID = 0 }
-        var info: [AMF0Property] = []
-        for value in values.dropFirst(2) {
-            if case .object(let properties) = value { info = properties }
-            if case .ecmaArray(let properties) = value { info = properties }
-        }
-        func string(_ key: String) -> String? {
-            for property in info where property.key == key {
-                if case .string(let s) = property.value { return s }
-            }
-            return nil
-        }
-        level = string("level")
-        code = string("code")
-        serverDescription = string("description")
+        guard let body = packet.m_body,
+              let reply = CommandReply(typeID: packet.m_packetType,
+                                       body: UnsafeRawBufferPointer(start: body, count: Int(packet.m_nBodySize)))
+        else { return nil }
+        name = reply.name
+        transactionID = reply.transactionID
+        level = reply.level
+        code = reply.code
+        serverDescription = reply.statusDescription
     }
 
     /// librtmp numbers the connect command's transaction 1.

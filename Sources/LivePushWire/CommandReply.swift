@@ -1,0 +1,33 @@
+/// What a client needs from a server's reply to one of its commands (`_result`, `_error`,
+/// `onStatus`): the name, the transaction it answers and the status fields of its info object.
+///
+/// Kept apart from librtmp's packet type so that the bytes a server sends can be decoded (and
+/// fuzzed) without a connection.
+public struct CommandReply: Sendable, Equatable {
+    public var name: String
+    public var transactionID: Double
+    public var level: String?
+    public var code: String?
+    public var statusDescription: String?
+
+    /// Decodes the body of a command message; nil for other message types and undecodable bodies.
+    public init?(typeID: UInt8, body: some Collection<UInt8>) {
+        guard typeID == RTMPMessageType.commandAMF0.rawValue || typeID == RTMPMessageType.commandAMF3.rawValue
+        else { return nil }
+        // Like librtmp, skip an AMF3 command's leading format byte whatever it holds.
+        let skip = typeID == RTMPMessageType.commandAMF3.rawValue ? 1 : 0
+        guard let values = try? AMF0.decode(body.dropFirst(skip)), let command = RTMPCommand(values: values)
+        else { return nil }
+        name = command.name
+        transactionID = command.transactionID
+        // Servers put the status in the last object after the transaction id (the command object
+        // is usually null); some send it as an ECMA array.
+        let info = ([command.commandObject] + command.arguments).last { $0.properties != nil }?.properties ?? []
+        func string(_ key: String) -> String? {
+            info.lazy.filter { $0.key == key }.compactMap(\.value.stringValue).first
+        }
+        level = string("level")
+        code = string("code")
+        statusDescription = string("description")
+    }
+}
