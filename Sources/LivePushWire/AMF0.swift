@@ -217,7 +217,10 @@ public enum AMF0 {
                 // Every value takes at least one byte: guard against absurd counts.
                 try need(count)
                 var values: [AMF0Value] = []
-                values.reserveCapacity(count)
+                // Nested arrays each passing `need` could still reserve many times the input
+                // (24 bytes per value, per level): reserve little and let the array grow with
+                // the values that actually decode.
+                values.reserveCapacity(min(count, 64))
                 for _ in 0..<count { values.append(try readValue(depth: depth + 1)) }
                 return .strictArray(values)
             case Marker.date:
