@@ -17,9 +17,8 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .reconnected: "reconnected"
             case .reconnectFailed: "reconnectFailed"
             case .network(let change): change == .poor ? "poor" : "recovered"
-            case .failed: "failed"
+            case .connectFailed: "failed"
             case .finished: "finished"
-            case .output: "output"
             }
         }
     }

@@ -16,8 +16,8 @@ struct OutputSetStateMachine: Sendable {
     enum OutputState: Sendable, Equatable { case connecting, publishing, reconnecting, gaveUp, failed, finished }
 
     struct Decision: Sendable {
-        /// Signals of the push as a whole, in order.
-        var forward: [PushSession.Signal] = []
+        /// Signals of the push as a whole, in order (in an output's terms).
+        var forward: [RTMPOutput.Signal] = []
         /// Outputs to stop (they gave up, and every other output is done).
         var stop: [Int] = []
     }
@@ -86,7 +86,7 @@ struct OutputSetStateMachine: Sendable {
         case .connectFailed(let error):
             states[id] = .failed
             if states.allSatisfy({ $0 == .failed }) {
-                decision.forward.append(.failed(error, phase: .connecting))
+                decision.forward.append(.connectFailed(error))
             } else if isOver {
                 decision.forward.append(.finished)
             }

@@ -232,6 +232,18 @@ public final class LivePusher: Sendable {
 
     private func handle(_ signal: PushSession.Signal) {
         switch signal {
+        case .push(let whole):
+            handle(whole)
+        case .sourceFailed(let error):
+            fail(error)
+        case .output(let id, let url, let outputSignal):
+            if let event = Self.event(for: outputSignal) { emit(.output(id: id, url: url, event)) }
+        }
+    }
+
+    /// What the push as a whole reports, as state changes and events.
+    private func handle(_ signal: RTMPOutput.Signal) {
+        switch signal {
         case .published(let url):
             // A stop during connecting wins: the session is already winding down.
             try? transition(.published, emitting: [.pushStarted(url: url)])
@@ -258,20 +270,17 @@ public final class LivePusher: Sendable {
         case .network(.recovered):
             emit(.networkRecovered)
             adaptBitrate(.recovered)
-        case .failed(let error, let phase):
-            switch phase {
-            case .connecting: emit(.connectFailed(error))
-            case .pushing:
-                if error.code == .sendDataTimeout { emit(.sendDataTimeout) } else { emit(.connectionLost(error)) }
-            case .source: break
-            }
-            emit(error.code == .outOfMemory || error.code == .rtmpStartFailed ? .systemError(error) : .sdkError(error))
-            finish(.fail(error))
+        case .connectFailed(let error):
+            emit(.connectFailed(error))
+            fail(error)
         case .finished:
             finish(.finished)
-        case .output(let id, let url, let outputSignal):
-            if let event = Self.event(for: outputSignal) { emit(.output(id: id, url: url, event)) }
         }
+    }
+
+    private func fail(_ error: LivePushError) {
+        emit(error.code == .outOfMemory || error.code == .rtmpStartFailed ? .systemError(error) : .sdkError(error))
+        finish(.fail(error))
     }
 
     /// The event an output's signal is reported as, tagged with the output (simulcast).

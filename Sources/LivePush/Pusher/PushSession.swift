@@ -9,24 +9,13 @@
 final class PushSession: @unchecked Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
-        case published(url: String)
-        case firstFrameSent
-        case connectionLost(LivePushError)
-        /// A requested reconnect (`reconnect()`, a refreshed URL) closed the connection on purpose.
-        case reconnectRequested
-        case reconnecting(attempt: Int)
-        /// A reconnect was rejected because the server still holds the previous publisher.
-        case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
-        case reconnected(url: String)
-        case reconnectFailed(LivePushError)
-        case network(CongestionDetector.Change)
-        case failed(LivePushError, phase: Phase)
-        case finished
+        /// The push as a whole, in an output's terms (with one output: what that output says).
+        case push(RTMPOutput.Signal)
+        /// Reading, decoding or encoding the source failed; the push ends.
+        case sourceFailed(LivePushError)
         /// With several outputs: what output `id` reported, for the app to see per destination.
         case output(id: Int, url: String, RTMPOutput.Signal)
     }
-
-    enum Phase: Sendable { case connecting, pushing, source }
 
     let config: PushConfig
     let info: StreamInfo
@@ -54,7 +43,7 @@ final class PushSession: @unchecked Sendable {
         // is complete when `stopped` arrives.
         self.signal = { event in
             switch event {
-            case .finished, .failed: recorder?.finish()
+            case .push(.finished), .push(.connectFailed), .sourceFailed: recorder?.finish()
             default: break
             }
             signal(event)
@@ -137,8 +126,8 @@ final class PushSession: @unchecked Sendable {
             signal(.output(id: id, url: outputs[id].lock.withLock { outputs[id].url.redacted }, outputSignal))
         }
         for event in decision.forward {
-            if case .failed = event { stopProducer() }
-            signal(event)
+            if case .connectFailed = event { stopProducer() }
+            signal(.push(event))
         }
     }
 
@@ -202,7 +191,7 @@ final class PushSession: @unchecked Sendable {
             for output in outputs { output.finishSource() }
         } catch {
             requestStop()
-            signal(.failed(error, phase: .source))
+            signal(.sourceFailed(error))
         }
     }
 
