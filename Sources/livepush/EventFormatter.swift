@@ -62,6 +62,9 @@ enum EventFormatter {
         if !s.outputs.isEmpty {
             fields.append(("outputs", .array(s.outputs.map(json))))
         }
+        if s.recordedBytes > 0 {
+            fields.append(("recording", .object([("bytes", .int(s.recordedBytes)), ("drops", .int(Int64(s.recordingDrops)))])))
+        }
         return .object(fields)
     }
 

@@ -188,6 +188,7 @@ final class StaleSessionTests: XCTestCase {
         XCTAssertEqual(result.exitCode, 0, result.summary)
         XCTAssertTrue(result.stdoutString.contains("\"event\":\"staleSession\""), result.stdoutString)
         XCTAssertTrue(result.stdoutString.contains("\"event\":\"reconnectSucceeded\""), result.stdoutString)
+        XCTAssertTrue(result.stdoutString.contains("\"recording\":{\"bytes\":"), "the stats count what was recorded")
 
         let probe = try FFProbe.run(path)
         probe.assertWellFormed()

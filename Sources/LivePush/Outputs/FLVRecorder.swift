@@ -26,8 +26,8 @@ final class FLVRecorder: @unchecked Sendable {
     private var finishing = false
     private var closed = false
     private var failed = false
-    private(set) var droppedPackets = 0
-    private(set) var writtenBytes: Int64 = 0
+    private var droppedPackets = 0
+    private var writtenBytes: Int64 = 0
 
     /// Creates (truncates) the file now, so that a path that cannot be written fails `start`.
     init(path: String, info: StreamInfo, waitsWhenFull: Bool,
@@ -41,6 +41,11 @@ final class FLVRecorder: @unchecked Sendable {
         }
         let handle = UncheckedTransfer(value: file)  // the writer thread alone uses it
         WorkerThread.start(name: "livepush.record") { [self] in run(handle.value) }
+    }
+
+    /// Bytes written to the file so far, and packets dropped because the queue was full.
+    var figures: (written: Int64, dropped: Int) {
+        lock.withLock { (writtenBytes, droppedPackets) }
     }
 
     /// Queues a packet stamped on the output clock.

@@ -211,6 +211,9 @@ final class RTMPOutput: @unchecked Sendable {
         }
     }
 
+    /// The URL in use, with its secrets masked.
+    var redactedURL: String { lock.withLock { url.redacted } }
+
     /// This output's figures for ``PushStats/outputs``.
     func outputStats() -> OutputStats {
         let s = snapshot()

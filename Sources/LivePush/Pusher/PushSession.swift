@@ -110,6 +110,7 @@ final class PushSession: @unchecked Sendable {
         }
         stats.sourceDuration = info.duration
         if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }
+        if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         return stats
     }
 
@@ -123,7 +124,7 @@ final class PushSession: @unchecked Sendable {
         }
         for index in decision.stop { outputs[index].requestStop() }
         if outputs.count > 1 {
-            signal(.output(id: id, url: outputs[id].lock.withLock { outputs[id].url.redacted }, outputSignal))
+            signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
         }
         for event in decision.forward {
             if case .connectFailed = event { stopProducer() }

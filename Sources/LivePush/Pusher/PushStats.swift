@@ -25,6 +25,10 @@ public struct PushStats: Sendable, Equatable {
     /// With several outputs (simulcast): each one's figures. The figures above are then the
     /// first output's (and the source's).
     public var outputs: [OutputStats] = []
+    /// With `PushConfig.recordPath`: bytes written to the local recording, and packets it
+    /// dropped because its queue was full (real time only; a `--fast` push waits instead).
+    public var recordedBytes: Int64 = 0
+    public var recordingDrops = 0
 
     public init() {}
 }
