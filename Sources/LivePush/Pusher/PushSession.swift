@@ -24,6 +24,9 @@ final class PushSession: @unchecked Sendable {
     let recorder: FLVRecorder?
     private let signal: @Sendable (Signal) -> Void
     private let lock = ConditionLock()
+    /// Outputs report from their own threads; folding a signal and passing on what it means
+    /// happen under this lock, so the pusher hears the push's changes in the order they happened.
+    private let delivery = ConditionLock()
 
     // Guarded by `lock`.
     private var outputStates: OutputSetStateMachine
@@ -117,18 +120,20 @@ final class PushSession: @unchecked Sendable {
     // MARK: - Output signals
 
     private func handle(_ outputSignal: RTMPOutput.Signal, from id: Int) {
-        let decision = lock.withLock {
-            let decision = outputStates.apply(outputSignal, from: id)
-            lock.broadcast()  // the producer may wait for the first output to publish
-            return decision
-        }
-        for index in decision.stop { outputs[index].requestStop() }
-        if outputs.count > 1 {
-            signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
-        }
-        for event in decision.forward {
-            if case .connectFailed = event { stopProducer() }
-            signal(.push(event))
+        delivery.withLock {
+            let decision = lock.withLock {
+                let decision = outputStates.apply(outputSignal, from: id)
+                lock.broadcast()  // the producer may wait for the first output to publish
+                return decision
+            }
+            for index in decision.stop { outputs[index].requestStop() }
+            if outputs.count > 1 {
+                signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
+            }
+            for event in decision.forward {
+                if case .connectFailed = event { stopProducer() }
+                signal(.push(event))
+            }
         }
     }
 
