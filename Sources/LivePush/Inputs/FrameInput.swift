@@ -47,11 +47,9 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
         case onArrival
     }
 
-    public let info: StreamInfo
+    public var info: StreamInfo { encoder.info }
     private let timestamps: Timestamps
-    private let videoEncoder: H264Encoder?
-    private let scaler: FrameScaler?
-    private let audioEncoder: AudioAACEncoder?
+    private let encoder: RawFrameEncoder
     private let lock = ConditionLock()
     private let maxVideoFrames: Int
     private let maxAudioSamples: Int
@@ -63,47 +61,12 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     private var finished = false
     private var firstArrival: Int64?
 
-    // Producer thread only.
-    private var pendingVideo: Deque<MediaPacket> = []
-    private var pendingAudio: Deque<MediaPacket> = []
-    private var flushed = false
-
     public init(video: VideoFormat?, audio: AudioFormat?, options: MediaSourceOptions = MediaSourceOptions(),
                 timestamps: Timestamps = .fromFrames) throws(LivePushError) {
-        guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a frame input needs video or audio") }
         self.timestamps = timestamps
-        var videoTrack: VideoTrackInfo?
-        if let video {
-            let settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate,
-                                                    options: options)
-            let encoder = try H264Encoder(settings: settings)
-            videoEncoder = encoder
-            scaler = try FrameScaler(width: settings.width, height: settings.height)
-            videoTrack = VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
-                                        bitrate: settings.targetBitrate, decoderConfiguration: encoder.decoderConfiguration)
-            maxVideoFrames = max(2, Int(settings.frameRate * 2))
-        } else {
-            videoEncoder = nil
-            scaler = nil
-            maxVideoFrames = 0
-        }
-        var audioTrack: AudioTrackInfo?
-        if let audio {
-            guard audio.sampleRate > 0, (1...2).contains(audio.channels) else {
-                throw LivePushError(.unsupportedCodec, "audio of \(audio.channels) channels at \(audio.sampleRate) Hz")
-            }
-            let bitrate = options.resolvedAudioBitrate(channels: audio.channels)
-            let encoder = try AudioAACEncoder(format: .init(sampleRate: audio.sampleRate, channels: audio.channels),
-                                              bitrate: bitrate, mixer: nil)
-            audioEncoder = encoder
-            audioTrack = AudioTrackInfo(sampleRate: audio.sampleRate, channels: audio.channels, bitrate: bitrate,
-                                        audioSpecificConfig: encoder.audioSpecificConfig)
-            maxAudioSamples = audio.sampleRate * 2
-        } else {
-            audioEncoder = nil
-            maxAudioSamples = 0
-        }
-        info = StreamInfo(video: videoTrack, audio: audioTrack, duration: 0)
+        encoder = try RawFrameEncoder(video: video, audio: audio, options: options)
+        maxVideoFrames = encoder.info.video.map { max(2, Int($0.frameRate * 2)) } ?? 0
+        maxAudioSamples = (audio?.sampleRate ?? 0) * 2
     }
 
     // MARK: - The app's side
@@ -111,7 +74,7 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     /// Queues a picture; waits while two seconds of video are queued. Throws `invalidState`
     /// after ``finish()`` or without a video track.
     public func send(_ frame: VideoFrame) throws(LivePushError) {
-        guard videoEncoder != nil else { throw LivePushError(.invalidState, "this frame input has no video track") }
+        guard encoder.videoEncoder != nil else { throw LivePushError(.invalidState, "this frame input has no video track") }
         var frame = frame
         let queued = lock.withLock {
             while videoFrames.count >= maxVideoFrames && !finished { lock.wait() }
@@ -127,7 +90,7 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     /// Queues audio; waits while two seconds of samples are queued. The frame must be at the
     /// input's sample rate and channel count (`unsupportedCodec` otherwise).
     public func send(_ frame: AudioFrame) throws(LivePushError) {
-        guard let format = audioEncoder?.format else { throw LivePushError(.invalidState, "this frame input has no audio track") }
+        guard let format = encoder.audioEncoder?.format else { throw LivePushError(.invalidState, "this frame input has no audio track") }
         guard frame.sampleRate == format.sampleRate, frame.channels == format.channels else {
             throw LivePushError(.unsupportedCodec, "audio frame of \(frame.channels) ch at \(frame.sampleRate) Hz; the input takes \(format)")
         }
@@ -163,42 +126,18 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     // MARK: - MediaSource (the producer thread)
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
-        while true {
-            let videoDone = videoEncoder == nil || flushed
-            let audioDone = audioEncoder == nil || flushed
-            if let v = pendingVideo.first, let a = pendingAudio.first {
-                return v.dts <= a.dts ? pendingVideo.popFirst() : pendingAudio.popFirst()
-            }
-            // One track has nothing encoded yet: it may still produce earlier packets (the
-            // video encoder holds a few frames), unless it is done.
-            if !pendingVideo.isEmpty && audioDone { return pendingVideo.popFirst() }
-            if !pendingAudio.isEmpty && videoDone { return pendingAudio.popFirst() }
-            if flushed { return nil }
-            switch takeNextFrame() {
-            case .video(let frame): try encode(frame)
-            case .audio(let frame): try encode(frame)
-            case .end:
-                var out: [MediaPacket] = []
-                try videoEncoder?.finish(into: &out)
-                pendingVideo.append(contentsOf: out)
-                out.removeAll()
-                try audioEncoder?.finish(into: &out)
-                pendingAudio.append(contentsOf: out)
-                flushed = true
-            }
-        }
+        try encoder.nextPacket(taking: takeNextFrame)
     }
 
     public func rewind() throws(LivePushError) {
         throw LivePushError(.invalidState, "frames handed in by the app cannot be looped")
     }
 
-    private enum Next { case video(VideoFrame), audio(AudioFrame), end }
-
     /// The queued frame with the earliest timestamp, once every track has one (or has ended).
-    private func takeNextFrame() -> Next {
+    private func takeNextFrame() -> RawFrameEncoder.Next {
         lock.withLock {
-            while !finished && ((videoEncoder != nil && videoFrames.isEmpty) || (audioEncoder != nil && audioFrames.isEmpty)) {
+            let hasVideo = encoder.videoEncoder != nil, hasAudio = encoder.audioEncoder != nil
+            while !finished && ((hasVideo && videoFrames.isEmpty) || (hasAudio && audioFrames.isEmpty)) {
                 lock.wait()
             }
             defer { lock.broadcast() }  // an app waiting for room
@@ -214,25 +153,5 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
             case (nil, nil): return .end
             }
         }
-    }
-
-    private func encode(_ frame: VideoFrame) throws(LivePushError) {
-        guard let videoEncoder, let scaler else { return }
-        let source = UnsafePointer(frame.storage.frame)
-        let picture = scaler.fits(source) ? frame.storage.frame : try scaler.scale(source)
-        var out: [MediaPacket] = []
-        try videoEncoder.encode(picture, timestamp: frame.timestamp, keyframe: false, into: &out)
-        pendingVideo.append(contentsOf: out)
-    }
-
-    private func encode(_ frame: AudioFrame) throws(LivePushError) {
-        guard let audioEncoder else { return }
-        if audioEncoder.nextPts == nil {
-            audioEncoder.nextPts = Int64(audioEncoder.format.samples(inMicros: frame.timestamp))
-        }
-        try audioEncoder.write(frame.storage.frame.pointee.extended_data, count: Int32(frame.sampleCount))
-        var out: [MediaPacket] = []
-        try audioEncoder.encodeFullFrames(into: &out)
-        pendingAudio.append(contentsOf: out)
     }
 }

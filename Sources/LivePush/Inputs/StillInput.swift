@@ -1,0 +1,63 @@
+/// An input that generates its media: a still image (any format libavcodec decodes, letterboxed
+/// to the video format) at a low frame rate, and/or silence. A slate, a "be right back" card, a
+/// test signal; `image: nil` is silence alone.
+///
+/// ```swift
+/// let slate = try StillInput(image: "slate.png", video: .init(width: 1280, height: 720, frameRate: 5),
+///                            audio: .init(sampleRate: 44_100, channels: 2), duration: .seconds(30))
+/// try pusher.start(source: slate, url: url)
+/// ```
+/// It lasts `duration`, or until the push is stopped when that is nil. It cannot be rewound
+/// (a nil duration is the loop).
+public final class StillInput: MediaSource {
+    public var info: StreamInfo { encoder.info }
+    private let encoder: RawFrameEncoder
+    private let picture: VideoFrame?
+    private let frameDuration: Int64
+    private let samplesPerFrame = 1024
+    private let end: Int64?
+    private var nextVideo: Int64 = 0
+    private var nextAudioSample: Int64 = 0
+
+    public init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
+                duration: Duration?, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) {
+        encoder = try RawFrameEncoder(video: path == nil ? nil : video, audio: audio, options: options)
+        if let path, let track = encoder.info.video {
+            picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
+            frameDuration = Int64((1_000_000 / track.frameRate).rounded())
+        } else {
+            picture = nil
+            frameDuration = 0
+        }
+        end = duration.map { $0.nanoseconds / 1000 }
+    }
+
+    public func nextPacket() throws(LivePushError) -> MediaPacket? {
+        try encoder.nextPacket(taking: generate)
+    }
+
+    public func rewind() throws(LivePushError) {
+        throw LivePushError(.invalidState, "a still input cannot be rewound; give it no duration to run until stopped")
+    }
+
+    /// The next frame in timestamp order: the picture again, or 1024 samples of silence.
+    private func generate() throws(LivePushError) -> RawFrameEncoder.Next {
+        let audioFormat = encoder.audioEncoder?.format
+        let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) }
+        let videoTime = picture == nil ? nil : nextVideo
+        guard let time = [videoTime, audioTime].compactMap({ $0 }).min(), end.map({ time < $0 }) ?? true else {
+            return .end
+        }
+        if let picture, time == videoTime {
+            var frame = picture  // shares the pixels; the encoder only reads them
+            frame.timestamp = time
+            nextVideo += frameDuration
+            return .video(frame)
+        }
+        guard let audioFormat else { return .end }
+        let silence = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
+                                     sampleCount: samplesPerFrame, timestamp: time)
+        nextAudioSample += Int64(samplesPerFrame)
+        return .audio(silence)
+    }
+}
