@@ -76,8 +76,7 @@ final class ReceiverCore: Sendable {
 
     /// Keeps `stream` held (see ``isHeld(_:)``) for `duration` (nil: until stop).
     func holdStream(_ stream: String, for duration: Duration?) {
-        let until = duration.map { NIODeadline.now() + .nanoseconds(Int64($0.components.seconds) * 1_000_000_000
-                                                                      + $0.components.attoseconds / 1_000_000_000) }
+        let until = duration.map { NIODeadline.now() + .nanoseconds($0.totalNanoseconds) }
         state.withLock { $0.heldStreams[stream] = .some(until) }
     }
 

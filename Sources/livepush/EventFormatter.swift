@@ -16,7 +16,7 @@ enum EventFormatter {
         var fields: [(String, JSONValue)] = [
             ("event", .string(event.name)),
             ("group", .string(event.group.rawValue)),
-            ("t", .double(Double(elapsed.nanosecondsValue / 1_000_000) / 1000)),
+            ("t", .double(seconds(elapsed))),
         ]
         switch event {
         case .pushStarted(let url), .pushURLAuthenticationOverdue(let url):
@@ -35,8 +35,8 @@ enum EventFormatter {
             fields.append(("fromKbps", .int(Int64(from))))
             fields.append(("toKbps", .int(Int64(to))))
         case .bgmProgress(let position, let duration):
-            fields.append(("position", .double(Double(position.nanosecondsValue / 1_000_000) / 1000)))
-            fields.append(("duration", .double(Double(duration.nanosecondsValue / 1_000_000) / 1000)))
+            fields.append(("position", .double(seconds(position))))
+            fields.append(("duration", .double(seconds(duration))))
         case .filterCreated(let name), .filterDestroyed(let name), .filterFailed(let name, _):
             fields.append(("filter", .string(name)))
         default:
@@ -58,7 +58,7 @@ enum EventFormatter {
     }
 
     static func json(_ s: PushStats) -> JSONValue {
-        guard case .object(var fields) = summaryJSON(s) else { return summaryJSON(s) }
+        var fields = summaryFields(s)
         if !s.outputs.isEmpty {
             fields.append(("outputs", .array(s.outputs.map(json))))
         }
@@ -82,9 +82,9 @@ enum EventFormatter {
         ])
     }
 
-    private static func summaryJSON(_ s: PushStats) -> JSONValue {
-        .object([
-            ("elapsed", .double(Double(s.elapsed.nanosecondsValue / 1_000_000) / 1000)),
+    private static func summaryFields(_ s: PushStats) -> [(String, JSONValue)] {
+        [
+            ("elapsed", .double(seconds(s.elapsed))),
             ("mediaTimeSent", .double(Double(s.mediaTimeSent) / 1_000_000)),
             ("sourceDuration", .double(Double(s.sourceDuration) / 1_000_000)),
             ("loopsCompleted", .int(Int64(s.loopsCompleted))),
@@ -108,7 +108,7 @@ enum EventFormatter {
                 ("filteredFrames", .int(Int64(s.pipeline.filteredFrames))),
                 ("lowPerformanceEpisodes", .int(Int64(s.pipeline.lowPerformanceEpisodes))),
             ])),
-        ])
+        ]
     }
 
     static func text(_ event: PushEvent) -> String {

@@ -146,7 +146,7 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
                 if v.timestamp <= a.timestamp { return .video(videoFrames.removeFirst()) }
                 queuedSamples -= a.sampleCount
                 return .audio(audioFrames.removeFirst())
-            case (let v?, nil): _ = v; return .video(videoFrames.removeFirst())
+            case (.some, nil): return .video(videoFrames.removeFirst())
             case (nil, let a?):
                 queuedSamples -= a.sampleCount
                 return .audio(audioFrames.removeFirst())

@@ -115,13 +115,11 @@ final class RTMPOutput: @unchecked Sendable {
 
     // MARK: - Producer side
 
-    /// Whether the producer must wait for room before the next packet (back-pressure mode only).
-    /// False once stopped.
-    var isFull: Bool {
-        lock.withLock { !stopRequested && queue.mode == .backpressure && queue.isFull }
+    /// Whether the producer would have to wait for room before the next packet (back-pressure
+    /// mode only; never once stopped), and whether the output is connected.
+    var room: (isFull: Bool, isConnected: Bool) {
+        lock.withLock { (!stopRequested && queue.mode == .backpressure && queue.isFull, connected) }
     }
-
-    var isConnected: Bool { lock.withLock { connected } }
 
     /// Waits until the queue has room (back-pressure mode), for at most `timeout`.
     func waitForRoom(timeout: Duration) {

@@ -77,10 +77,7 @@ final class PushSession: @unchecked Sendable {
     // MARK: - Commands
 
     func requestStop() {
-        lock.withLock {
-            stopRequested = true
-            lock.broadcast()
-        }
+        stopProducer()
         for output in outputs { output.requestStop() }
     }
 
@@ -205,9 +202,9 @@ final class PushSession: @unchecked Sendable {
     /// paused). False on stop. Senders are woken before the producer sleeps, so that each takes
     /// the batch queued since.
     private func waitUntilDue(_ due: Int64?) -> Bool {
-        if lock.withLock({ !stopRequested && pendingWait(until: due) != nil }) {
-            for output in outputs { output.wakeSender() }
-        }
+        // One lock acquisition per packet when nothing needs waiting for (the common case).
+        guard lock.withLock({ stopRequested || pendingWait(until: due) != nil }) else { return true }
+        for output in outputs { output.wakeSender() }
         return lock.withLock {
             while !stopRequested, let wait = pendingWait(until: due) { lock.wait(timeout: wait) }
             return !stopRequested
@@ -229,13 +226,18 @@ final class PushSession: @unchecked Sendable {
     /// single output loses nothing across a reconnect. False on stop.
     private func waitForRoom() -> Bool {
         guard config.pacing == .asFastAsPossible else { return true }
-        while !lock.withLock({ stopRequested }) {
-            let anyConnected = outputs.contains { $0.isConnected }
-            guard let full = outputs.first(where: { $0.isFull && (!anyConnected || $0.isConnected) }) else { return true }
+        while true {
+            // One lock acquisition per output per packet: both facts are read together.
+            let room = outputs.map(\.room)
+            guard room.contains(where: \.isFull) else { return true }
+            let anyConnected = room.contains(where: \.isConnected)
+            guard let full = room.indices.first(where: { room[$0].isFull && (!anyConnected || room[$0].isConnected) }) else {
+                return true
+            }
             // Bounded, so that a change of which outputs are connected is seen.
-            full.waitForRoom(timeout: .milliseconds(100))
+            outputs[full].waitForRoom(timeout: .milliseconds(100))
+            if lock.withLock({ stopRequested }) { return false }
         }
-        return false
     }
 }
 

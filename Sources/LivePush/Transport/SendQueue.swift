@@ -96,9 +96,7 @@ struct SendQueue {
     /// queued yet, every video frame until the next keyframe arrives.
     mutating func startAtKeyframe() {
         if let key = items.firstIndex(where: { $0.kind == .video && $0.isKeyframe }) {
-            for packet in items[..<key] { count(packet) }
-            bytes -= items[..<key].reduce(0) { $0 + $1.data.count }
-            items.removeFirst(key)
+            dropFirst(key)
         } else {
             for packet in items where packet.kind == .video { count(packet) }
             let kept = items.filter { $0.kind != .video }
@@ -111,9 +109,7 @@ struct SendQueue {
     // MARK: - Drop policy
 
     private mutating func shed() {
-        while isOverLimit && isDisconnected {
-            guard dropOldestGOPWithItsAudio() else { break }
-        }
+        if isDisconnected { makeRoomByDroppingOldestGOPs() }
         while isOverLimit {
             if dropOldestDisposable() { continue }
             if dropTailOfOldestCompleteGOP() { continue }
@@ -170,19 +166,19 @@ struct SendQueue {
         return true
     }
 
-    /// Back-pressure mode, when the producer did not wait for this queue (its output is down
-    /// while another carries the push): drops oldest whole GOPs until there is room.
+    /// Drops oldest whole GOPs, each with the audio queued before the next keyframe, until the
+    /// queue is within its limits (or one GOP is left). While disconnected, and in back-pressure
+    /// mode when the producer did not wait for this queue (its output is down while another
+    /// carries the push).
     mutating func makeRoomByDroppingOldestGOPs() {
-        while isOverLimit && dropOldestGOPWithItsAudio() {}
+        while isOverLimit, let end = endOfOldestCompleteGOP { dropFirst(end) }
     }
 
-    /// Drops everything before the second queued keyframe.
-    private mutating func dropOldestGOPWithItsAudio() -> Bool {
-        guard let end = endOfOldestCompleteGOP else { return false }
-        for packet in items[..<end] { count(packet) }
-        bytes -= items[..<end].reduce(0) { $0 + $1.data.count }
-        items.removeFirst(end)
-        return true
+    /// Drops (and counts) the first `n` packets.
+    private mutating func dropFirst(_ n: Int) {
+        for packet in items[..<n] { count(packet) }
+        bytes -= items[..<n].reduce(0) { $0 + $1.data.count }
+        items.removeFirst(n)
     }
 
     private mutating func dropOldestAudio() -> Bool {
