@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 /// Adaptive bitrate reaches the real encoder: after the steps down, libx264's frames shrink.
+/// (The push sends each decision to its producer as `SessionCommand.setBitrate`.)
 final class MediaEncoderBitrateTests: XCTestCase {
     func testSteppingDownShrinksTheEncodedFrames() throws {
         try XCTSkipUnless(MediaTestFiles.toolsAvailable, "ffmpeg/ffprobe not installed")
@@ -39,6 +40,8 @@ final class MediaEncoderBitrateTests: XCTestCase {
             if let change = hooks.adaptBitrate(.unchanged, now: Int64(second) * 2_000_000) { steps.append(change.to) }
         }
         XCTAssertEqual(steps, [1_120_000, 784_000, 549_000, 384_000, 269_000, 200_000])
+        // What the push's producer does with each decision (SessionCommand.setBitrate).
+        source.setVideoBitrate(steps.last!)
         _ = try nextVideoBytes(25)  // the VBV buffer drains to the new rate
         let after = try nextVideoBytes(40)
         XCTAssertLessThan(Double(after), Double(before) / 4, "1600 → 200 kbit/s: \(before) → \(after) bytes per 40 frames")

@@ -62,10 +62,13 @@ final class MediaTestFiles {
     }
 
     /// All packets of a source, in order.
+    /// The source's packets on the output clock, as a push would send them.
     static func drain(_ source: any MediaSource, limit: Int = 100_000) throws -> [MediaPacket] {
         var packets: [MediaPacket] = []
+        var clock = OutputClock(info: source.info)
+        clock.beginSegment(start: source.start)
         while let p = try source.nextPacket() {
-            packets.append(p)
+            packets.append(clock.stamp(p))
             if packets.count >= limit { break }
         }
         return packets

@@ -1,6 +1,3 @@
-import CFFmpeg
-import DequeModule
-
 /// An input fed by the app: raw ``VideoFrame``s and ``AudioFrame``s, encoded to H.264 and AAC
 /// on the push's producer thread. Hand it to ``LivePusher/start(source:url:)``, then call
 /// `send` from any thread as frames arrive, and ``finish()`` at the end.
@@ -48,25 +45,15 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     }
 
     public var info: StreamInfo { encoder.info }
-    private let timestamps: Timestamps
     private let encoder: RawFrameEncoder
-    private let lock = ConditionLock()
-    private let maxVideoFrames: Int
-    private let maxAudioSamples: Int
-
-    // Guarded by `lock`.
-    private var videoFrames: Deque<VideoFrame> = []
-    private var audioFrames: Deque<AudioFrame> = []
-    private var queuedSamples = 0
-    private var finished = false
-    private var firstArrival: Int64?
+    private let feed: AppFeedQueue<VideoFrame, AudioFrame>
 
     public init(video: VideoFormat?, audio: AudioFormat?, options: MediaSourceOptions = MediaSourceOptions(),
                 timestamps: Timestamps = .fromFrames) throws(LivePushError) {
-        self.timestamps = timestamps
         encoder = try RawFrameEncoder(video: video, audio: audio, options: options)
-        maxVideoFrames = encoder.info.video.map { max(2, Int($0.frameRate * 2)) } ?? 0
-        maxAudioSamples = (audio?.sampleRate ?? 0) * 2
+        feed = AppFeedQueue(hasVideo: video != nil, hasAudio: audio != nil, timestamps: timestamps,
+                            maxVideo: encoder.info.video.map { Int($0.frameRate * 2) } ?? 0,
+                            maxAudioCost: (audio?.sampleRate ?? 0) * 2, audioCost: \.sampleCount)
     }
 
     // MARK: - The app's side
@@ -74,84 +61,36 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
     /// Queues a picture; waits while two seconds of video are queued. Throws `invalidState`
     /// after ``finish()`` or without a video track.
     public func send(_ frame: VideoFrame) throws(LivePushError) {
-        guard encoder.videoEncoder != nil else { throw LivePushError(.invalidState, "this frame input has no video track") }
-        var frame = frame
-        let queued = lock.withLock {
-            while videoFrames.count >= maxVideoFrames && !finished { lock.wait() }
-            guard !finished else { return false }
-            if timestamps == .onArrival { frame.timestamp = arrivalTime() }
-            videoFrames.append(frame)
-            lock.broadcast()
-            return true
-        }
-        guard queued else { throw LivePushError(.invalidState, "the frame input has finished") }
+        try feed.send(video: frame)
     }
 
     /// Queues audio; waits while two seconds of samples are queued. The frame must be at the
     /// input's sample rate and channel count (`unsupportedCodec` otherwise).
     public func send(_ frame: AudioFrame) throws(LivePushError) {
-        guard let format = encoder.audioEncoder?.format else { throw LivePushError(.invalidState, "this frame input has no audio track") }
-        guard frame.sampleRate == format.sampleRate, frame.channels == format.channels else {
+        if let format = encoder.audioEncoder?.format, frame.sampleRate != format.sampleRate || frame.channels != format.channels {
             throw LivePushError(.unsupportedCodec, "audio frame of \(frame.channels) ch at \(frame.sampleRate) Hz; the input takes \(format)")
         }
-        var frame = frame
-        let queued = lock.withLock {
-            while queuedSamples >= maxAudioSamples && !finished { lock.wait() }
-            guard !finished else { return false }
-            if timestamps == .onArrival { frame.timestamp = arrivalTime() }
-            audioFrames.append(frame)
-            queuedSamples += frame.sampleCount
-            lock.broadcast()
-            return true
-        }
-        guard queued else { throw LivePushError(.invalidState, "the frame input has finished") }
+        try feed.send(audio: frame)
     }
 
     /// The end of the input: what is queued is still pushed, then the push ends.
     public func finish() {
-        lock.withLock {
-            finished = true
-            lock.broadcast()
-        }
-    }
-
-    /// Called with the lock held.
-    private func arrivalTime() -> Int64 {
-        let now = monotonicMicroseconds()
-        let first = firstArrival ?? now
-        firstArrival = first
-        return now - first
+        feed.finish()
     }
 
     // MARK: - MediaSource (the producer thread)
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
-        try encoder.nextPacket(taking: takeNextFrame)
+        try encoder.nextPacket {
+            switch feed.take() {
+            case .video(let frame): .video(frame)
+            case .audio(let frame): .audio(frame)
+            case .end: .end
+            }
+        }
     }
 
     public func rewind() throws(LivePushError) {
         throw LivePushError(.invalidState, "frames handed in by the app cannot be looped")
-    }
-
-    /// The queued frame with the earliest timestamp, once every track has one (or has ended).
-    private func takeNextFrame() -> RawFrameEncoder.Next {
-        lock.withLock {
-            let hasVideo = encoder.videoEncoder != nil, hasAudio = encoder.audioEncoder != nil
-            while !finished && ((hasVideo && videoFrames.isEmpty) || (hasAudio && audioFrames.isEmpty)) {
-                lock.wait()
-            }
-            defer { lock.broadcast() }  // an app waiting for room
-            switch (videoFrames.first, audioFrames.first) {
-            case let (v?, a?):
-                if v.timestamp <= a.timestamp { return .video(videoFrames.removeFirst()) }
-                queuedSamples -= a.sampleCount
-                return .audio(audioFrames.removeFirst())
-            case (.some, nil): return .video(videoFrames.removeFirst())
-            case (nil, let a?):
-                queuedSamples -= a.sampleCount
-                return .audio(audioFrames.removeFirst())
-            case (nil, nil): return .end
-            }
-        }
     }
 }

@@ -14,8 +14,11 @@ final class RawFrameEncoder {
     private var pendingVideo: Deque<MediaPacket> = []
     private var pendingAudio: Deque<MediaPacket> = []
     private var flushed = false
+    /// The next video frame is encoded as a keyframe.
+    var forceKeyframe = false
 
-    init(video: FrameInput.VideoFormat?, audio: FrameInput.AudioFormat?, options: MediaSourceOptions) throws(LivePushError) {
+    init(video: FrameInput.VideoFormat?, audio: FrameInput.AudioFormat?, options: MediaSourceOptions,
+         mixer: AudioMixer? = nil) throws(LivePushError) {
         guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a frame input needs video or audio") }
         var videoTrack: VideoTrackInfo?
         if let video {
@@ -37,7 +40,7 @@ final class RawFrameEncoder {
             }
             let bitrate = options.resolvedAudioBitrate(channels: audio.channels)
             let encoder = try AudioAACEncoder(format: .init(sampleRate: audio.sampleRate, channels: audio.channels),
-                                              bitrate: bitrate, mixer: nil)
+                                              bitrate: bitrate, mixer: mixer)
             audioEncoder = encoder
             audioTrack = AudioTrackInfo(sampleRate: audio.sampleRate, channels: audio.channels, bitrate: bitrate,
                                         audioSpecificConfig: encoder.audioSpecificConfig)
@@ -81,7 +84,8 @@ final class RawFrameEncoder {
         let source = UnsafePointer(frame.storage.frame)
         let picture = scaler.fits(source) ? frame.storage.frame : try scaler.scale(source)
         var out: [MediaPacket] = []
-        try videoEncoder.encode(picture, timestamp: frame.timestamp, keyframe: false, into: &out)
+        try videoEncoder.encode(picture, timestamp: frame.timestamp, keyframe: forceKeyframe, into: &out)
+        forceKeyframe = false
         pendingVideo.append(contentsOf: out)
     }
 

@@ -19,9 +19,15 @@ public final class StillInput: MediaSource {
     private var nextVideo: Int64 = 0
     private var nextAudioSample: Int64 = 0
 
-    public init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
-                duration: Duration?, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) {
-        encoder = try RawFrameEncoder(video: path == nil ? nil : video, audio: audio, options: options)
+    public convenience init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
+                            duration: Duration?, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) {
+        try self.init(image: path, video: video, audio: audio, duration: duration, options: options, mixer: nil)
+    }
+
+    /// With a mixer, the BGM and effects play over the silence (the pause image).
+    init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
+         duration: Duration?, options: MediaSourceOptions, mixer: AudioMixer?) throws(LivePushError) {
+        encoder = try RawFrameEncoder(video: path == nil ? nil : video, audio: audio, options: options, mixer: mixer)
         if let path, let track = encoder.info.video {
             picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
             frameDuration = Int64((1_000_000 / track.frameRate).rounded())
@@ -34,6 +40,12 @@ public final class StillInput: MediaSource {
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
         try encoder.nextPacket(taking: generate)
+    }
+
+    /// What is still in the encoders is a moment of the same picture: not worth sending.
+    public func suspend() throws(LivePushError) -> [MediaPacket] {
+        encoder.forceKeyframe = true
+        return []
     }
 
     public func rewind() throws(LivePushError) {

@@ -58,17 +58,6 @@ final class AudioTranscodeProcessor: AudioPacketProcessor {
         try output.reset()
     }
 
-    /// Silence under a pause image: `duration` µs of zero samples after what is buffered
-    /// (the mixer still adds the BGM to it).
-    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool {
-        let samples = output.format.samples(inMicros: duration)
-        guard samples > 0 else { return true }
-        try output.writeSilence(count: samples)
-        if output.nextPts == nil { output.nextPts = 0 }
-        try output.encodeFullFrames(into: &out)
-        return true
-    }
-
     /// Converts a decoded frame (nil = flush) and appends it to the FIFO.
     private func resample(_ frame: UnsafeMutablePointer<AVFrame>?) throws(LivePushError) {
         if let frame, output.nextPts == nil {

@@ -3,9 +3,9 @@ import CFFmpeg
 /// A ``MediaSource`` over a local file: a demuxer plus one processor (copy or transcode) for
 /// the first video and the first audio stream. Created by ``MediaSourceFactory``.
 ///
-/// Timestamps are normalized so the smallest first dts of the tracks is 0 — the whole file
-/// shifts by the same amount, so composition offsets (pts - dts) and A/V sync are kept — and
-/// after ``rewind()`` they start at 0 again. Per track, dts never decreases and pts >= dts.
+/// Timestamps stay on the file's own timeline (microseconds); ``start`` says where it begins,
+/// and the push's ``OutputClock`` puts it on the output timeline. The first packets of each
+/// (re)start are handed out in decode-time order across the tracks.
 final class FileMediaSource: MediaSource {
     private(set) var info: StreamInfo
     private var demuxer: FFDemuxer
@@ -16,8 +16,7 @@ final class FileMediaSource: MediaSource {
     /// Produced, not yet returned packets (raw timestamps); `head` is the next to return.
     private var queue: [MediaPacket] = []
     private var head = 0
-    private var offset: Int64 = 0
-    private var lastDts: (video: Int64, audio: Int64) = (0, 0)
+    private(set) var start: MediaStart?
     private var reachedEnd = false
 
     /// Bounds of the look-ahead that finds each track's first packet and parameter sets.
@@ -42,23 +41,24 @@ final class FileMediaSource: MediaSource {
             queue.removeAll(keepingCapacity: true)
             head = 0
             if reachedEnd { return nil }
-            if let tick = hooks.stillFrameDuration, try appendStill(duration: tick) { continue }
             try pump()
         }
-        var packet = queue[head]
+        let packet = queue[head]
         queue[head].data = []  // do not keep the payload alive in the queue
         head += 1
-        packet.dts -= offset
-        packet.pts -= offset
-        if packet.kind == .video {
-            packet.dts = max(packet.dts, lastDts.video)
-            lastDts.video = packet.dts
-        } else {
-            packet.dts = max(packet.dts, lastDts.audio)
-            lastDts.audio = packet.dts
-        }
-        packet.pts = max(packet.pts, packet.dts)
         return packet
+    }
+
+    func suspend() throws(LivePushError) -> [MediaPacket] {
+        var rest = Array(queue[head...])
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+        try video?.suspend(into: &rest)
+        return rest
+    }
+
+    func setVideoBitrate(_ bitsPerSecond: Int) {
+        video?.setBitrate(bitsPerSecond)
     }
 
     func rewind() throws(LivePushError) {
@@ -73,13 +73,12 @@ final class FileMediaSource: MediaSource {
         try audio?.reset()
         queue.removeAll(keepingCapacity: true)
         head = 0
-        lastDts = (0, 0)
         reachedEnd = false
         try prefetch(dropUnconfigured: false)
     }
 
     /// Reads ahead until every track is configured and has produced its first packet (or the
-    /// file ends, or the look-ahead bound is hit), then fixes the timestamp offset.
+    /// file ends, or the look-ahead bound is hit), then notes where the media starts.
     private func prefetch(dropUnconfigured: Bool) throws(LivePushError) {
         var reads = 0, queuedBytes = 0
         var sawVideo = queue.contains { $0.kind == .video }, sawAudio = queue.contains { $0.kind == .audio }
@@ -110,22 +109,13 @@ final class FileMediaSource: MediaSource {
                 throw LivePushError(.noUsableStream, "\(demuxer.path): no codec configuration found")
             }
         }
-        let firstVideo = queue.first { $0.kind == .video }?.dts
-        let firstAudio = queue.first { $0.kind == .audio }?.dts
-        offset = [firstVideo, firstAudio].compactMap { $0 }.min() ?? 0
+        let firsts = [queue.first { $0.kind == .video }, queue.first { $0.kind == .audio }].compactMap { $0 }
+        start = firsts.isEmpty ? nil : MediaStart(presentation: firsts.map(\.pts).min()!, decode: firsts.map(\.dts).min()!)
         // An encoder's delay (AAC primes with a frame or two) queues the first packets of its
         // track after the other track's: send the start in timestamp order (stably), or a
         // server that takes its time origin from the first packet (nginx-rtmp's recorder)
         // clamps the earlier ones onto it.
         queue = queue.enumerated().sorted { ($0.element.dts, $0.offset) < ($1.element.dts, $1.offset) }.map(\.element)
-    }
-
-    /// One frame of the pause image and as much silence: both tracks advance by the same
-    /// time, so they stay in sync when the source continues.
-    private func appendStill(duration: Int64) throws(LivePushError) -> Bool {
-        guard try video?.appendStill(duration: duration, into: &queue) ?? false else { return false }
-        _ = try audio?.appendSilence(duration: duration, into: &queue)
-        return true
     }
 
     /// Feeds one demuxed packet to its processor; at the end of the file, flushes them.

@@ -54,11 +54,4 @@ final class GeneratedAudioProcessor: AudioPacketProcessor {
         covered = nil
         try output.reset()
     }
-
-    /// Under a pause image: the image's frame time, as silence (plus BGM).
-    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool {
-        let from = covered ?? 0
-        try follow(videoUntil: from + duration, start: from, into: &out)
-        return true
-    }
 }

@@ -27,6 +27,10 @@ public struct MediaPacket: Sendable {
     /// Duration, microseconds (0 when unknown).
     public var duration: Int64
     public var importance: Importance
+    /// A new codec configuration for the frames that follow (an input switch changed it):
+    /// `data` is the AVCDecoderConfigurationRecord or the AudioSpecificConfig, sent as an FLV
+    /// sequence header. Queues never drop one.
+    public var isSequenceHeader: Bool
 
     public var isKeyframe: Bool { importance == .key }
 
@@ -37,5 +41,16 @@ public struct MediaPacket: Sendable {
         self.pts = pts
         self.duration = duration
         self.importance = importance
+        isSequenceHeader = false
     }
+
+    /// A sequence header carrying `configuration`, due at `time`.
+    public static func sequenceHeader(_ kind: Kind, configuration: [UInt8], at time: Int64) -> MediaPacket {
+        var packet = MediaPacket(kind: kind, data: configuration, dts: time, pts: time, importance: .key)
+        packet.isSequenceHeader = true
+        return packet
+    }
+
+    /// A video frame (not a sequence header).
+    var isVideoFrame: Bool { kind == .video && !isSequenceHeader }
 }

@@ -19,22 +19,18 @@ protocol PacketProcessor: AnyObject {
 protocol VideoPacketProcessor: PacketProcessor {
     /// The track as it will be sent; nil until configured.
     var trackInfo: VideoTrackInfo? { get }
-    /// Appends one frame of the pause image lasting `duration` µs; false when the processor
-    /// cannot (stream copy, no image).
-    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool
+    /// Another input goes on air: appends what the encoder holds; the next frame produced is
+    /// a keyframe (stream copy cannot; the push skips to its next keyframe instead).
+    func suspend(into out: inout [MediaPacket]) throws(LivePushError)
+    /// The encoder's bitrate from the next frame (bit/s); stream copy ignores it.
+    func setBitrate(_ bitsPerSecond: Int)
 }
 
 extension VideoPacketProcessor {
-    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool { false }
+    func suspend(into out: inout [MediaPacket]) throws(LivePushError) {}
+    func setBitrate(_ bitsPerSecond: Int) {}
 }
 
 protocol AudioPacketProcessor: PacketProcessor {
     var trackInfo: AudioTrackInfo? { get }
-    /// Appends `duration` µs of silence after what was encoded so far (under a pause image);
-    /// false when the processor cannot (stream copy).
-    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool
-}
-
-extension AudioPacketProcessor {
-    func appendSilence(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool { false }
 }

@@ -58,4 +58,21 @@ public protocol MediaSource: AnyObject {
     func nextPacket() throws(LivePushError) -> MediaPacket?
     /// Go back to the start, for looping. Timestamps restart at the source's origin.
     func rewind() throws(LivePushError)
+    /// Where the media starts on the source's own timeline, when the source knows it before
+    /// handing out packets (see ``OutputClock``); nil: its first packet says.
+    var start: MediaStart? { get }
+    /// Another input goes on air: returns every packet made from what the source already
+    /// took (queued packets, frames inside its encoders), so they are sent before the switch.
+    /// When it is on air again, its next video frame is a keyframe; a source that cannot do
+    /// that (stream copy) is resumed at its next keyframe.
+    func suspend() throws(LivePushError) -> [MediaPacket]
+    /// Adaptive bitrate: the video encoder's bitrate from its next frame (bit/s), when the
+    /// source encodes.
+    func setVideoBitrate(_ bitsPerSecond: Int)
+}
+
+extension MediaSource {
+    public var start: MediaStart? { nil }
+    public func suspend() throws(LivePushError) -> [MediaPacket] { [] }
+    public func setVideoBitrate(_ bitsPerSecond: Int) {}
 }

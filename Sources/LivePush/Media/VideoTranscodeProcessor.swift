@@ -4,10 +4,10 @@ import CFFmpeg
 /// (frame-rate conversion) → scale → H.264 encode.
 ///
 /// Everything runs on the producer thread; libavcodec's decoder and libx264 use threads of
-/// their own. Between frames it applies adaptive-bitrate requests and measures its capacity
-/// for the low-performance warning. While a push is paused with a pause image, it encodes
-/// that image instead (``appendStill(duration:into:)``), and the source continues after it
-/// on a keyframe with timestamps shifted by the pause.
+/// their own. It measures its capacity
+/// for the low-performance warning. Timestamps stay on the file's timeline (the push's
+/// ``OutputClock`` maps them); when another input goes on air (a pause image) the encoder is
+/// drained, and a fresh one starts on a keyframe when this one comes back.
 final class VideoTranscodeProcessor: VideoPacketProcessor {
     let streamIndex: Int32
     let kind = MediaPacket.Kind.video
@@ -23,19 +23,13 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     private var converter: FrameScaler?
     /// Scales to the output size.
     private let scaler: FrameScaler
-    private let stillImage: VideoFrame?
     /// Identifies this push's encoder to the hooks (see ``PipelineHooks/encoderStopped(_:)``).
     private var encoderToken = 0
 
-    /// Last decoded timestamp (µs, source timeline) and last encoded one (output timeline).
+    /// Last decoded timestamp (µs, source timeline).
     private var lastDecoded: Int64?
-    private var lastEncoded: Int64?
     /// Constant-frame-rate output: the time of the next frame to emit (only with options.frameRate).
     private var nextOutputTime: Int64?
-    /// Added to source timestamps: grows by the length of each pause-image episode.
-    private var shift: Int64 = 0
-    /// Where the source continues after pause-image frames (output timeline).
-    private var resumeAt: Int64?
     private var forceKeyframe = false
     private var framesThisCall = 0
 
@@ -53,11 +47,6 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         scaler = try FrameScaler(width: settings.width, height: settings.height)
         filters = FilterChain.Runner(chain: hooks.filters) { [hooks] in hooks.report($0) }
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
-        if let path = options.pauseImage {
-            stillImage = try ImageLoader.loadFrame(path: path, width: settings.width, height: settings.height)
-        } else {
-            stillImage = nil
-        }
         encoderToken = hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
     }
 
@@ -94,39 +83,33 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     func reset() throws(LivePushError) {
         decoder.flush()
         lastDecoded = nil
-        lastEncoded = nil
         nextOutputTime = nil
-        shift = 0
-        resumeAt = nil
-        // Encoders cannot restart their timeline; a fresh one is cheap and keeps the same SPS/PPS.
-        // It continues at the rate adaptive bitrate had reached: looping is not a network change.
+        try restartEncoder()
+    }
+
+    /// Encoders cannot restart their timeline; a fresh one is cheap, keeps the same SPS/PPS and
+    /// starts on a keyframe. It continues at the rate adaptive bitrate had reached: a loop or a
+    /// switch is not a network change.
+    private func restartEncoder() throws(LivePushError) {
         let bitrate = encoder.bitrate
         encoder = try H264Encoder(settings: settings)
         encoder.setBitrate(bitrate)
     }
 
-    /// Encodes the pause image for `duration` microseconds (one frame). False without an image.
-    func appendStill(duration: Int64, into out: inout [MediaPacket]) throws(LivePushError) -> Bool {
-        guard var image = stillImage else { return false }
-        let time = resumeAt ?? ((lastEncoded ?? -settings.frameDuration) + settings.frameDuration)
-        image.timestamp = time
-        try encode(image, at: time, keyframe: resumeAt == nil, into: &out)
-        resumeAt = time + duration
-        return true
+    func suspend(into out: inout [MediaPacket]) throws(LivePushError) {
+        // The encoder's frame threads hold the last frames taken: they belong before the switch.
+        try encoder.finish(into: &out)
+        try restartEncoder()
+    }
+
+    func setBitrate(_ bitsPerSecond: Int) {
+        encoder.setBitrate(bitsPerSecond)
     }
 
     // MARK: - Frames
 
     private func handle(_ decoded: UnsafeMutablePointer<AVFrame>, into out: inout [MediaPacket]) throws(LivePushError) {
-        var time = sourceTime(of: decoded) + shift
-        if let resume = resumeAt {
-            // First frame after a pause image: continue where the image ended, on a keyframe.
-            shift += resume - time
-            time = resume
-            resumeAt = nil
-            forceKeyframe = true
-            nextOutputTime = nil
-        }
+        let time = sourceTime(of: decoded)
         let times = outputTimes(for: time)
         guard !times.isEmpty else { return }
         guard var frame = try filterable(decoded, at: time) else { return }
@@ -174,11 +157,9 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     private func encode(_ frame: VideoFrame, at time: Int64, keyframe: Bool, into out: inout [MediaPacket]) throws(LivePushError) {
-        if let request = hooks.takeBitrateRequest() { encoder.setBitrate(request) }
         var picture = frame.storage.frame
         if !scaler.fits(picture) { picture = try scaler.scale(picture) }
         try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)
-        lastEncoded = time
         framesThisCall += 1
     }
 

@@ -11,7 +11,8 @@ import Glibc
 /// Its own thread writes; the queue between holds at most ``maxQueuedBytes``. When it is full
 /// (the disk is slower than the source), a `--fast` push waits for it (nothing is lost) and a
 /// real-time push drops the packet, counted in ``droppedPackets``. A write error ends the
-/// recording (reported once through `onFailure`); the push goes on.
+/// recording (reported once through `onFailure`); the push goes on. Sequence headers (a
+/// change of codec configuration) are never dropped.
 final class FLVRecorder: @unchecked Sendable {
     static let maxQueuedBytes = 16 * 1024 * 1024
 
@@ -53,7 +54,8 @@ final class FLVRecorder: @unchecked Sendable {
         lock.withLock {
             while waitsWhenFull && queuedBytes >= Self.maxQueuedBytes && !finishing && !failed { lock.wait() }
             guard !finishing, !failed else { return }
-            guard queuedBytes < Self.maxQueuedBytes else {
+            // A sequence header is tiny and every later frame needs it: never dropped.
+            guard queuedBytes < Self.maxQueuedBytes || packet.isSequenceHeader else {
                 droppedPackets += 1
                 return
             }
@@ -76,6 +78,7 @@ final class FLVRecorder: @unchecked Sendable {
 
     private func run(_ file: UnsafeMutablePointer<FILE>) {
         var error: LivePushError?
+        var packetizer = self.packetizer
         let info = packetizer.info
         if !write(FLVFileWriter.header(hasAudio: info.audio != nil, hasVideo: info.video != nil), to: file) {
             error = writeError()

@@ -19,8 +19,11 @@ extension RTMPOutput {
 
     /// What the sender remembers across connections.
     struct ResumeState {
-        /// Added to every timestamp sent; grows when a GOP is sent again.
+        /// Added to every timestamp sent; grows when a GOP is sent again
+        /// (``OutputClock/resendOffset(lastSent:step:first:)``).
         var shift: Int64 = 0
+        /// Follows the codec configuration across connections (sequence headers).
+        var packetizer: FLVPacketizer
         /// Output dts of the last packet sent.
         var lastSentDTS: Int64 = 0
         /// In `--fast` mode: recently sent packets with the byte count at their end, from a
@@ -45,7 +48,7 @@ extension RTMPOutput {
         }
         signal(.published(url: connection.url.redacted))
 
-        var resume = ResumeState()
+        var resume = ResumeState(packetizer: FLVPacketizer(info: info))
         while true {
             switch pump(connection, &resume) {
             case .drained, .stopped:
@@ -90,12 +93,11 @@ extension RTMPOutput {
 
     /// Sends the stream header, then packets until the queue says stop, or the connection fails.
     private func pump(_ connection: RTMPSession, _ resume: inout ResumeState) -> PumpOutcome {
-        let packetizer = FLVPacketizer(info: info)
         let keepsHistory = queue.mode == .backpressure
         var lastServiced = monotonicMicroseconds()
         do {
             let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
-            for message in packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
+            for message in resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
                 try connection.send(message)
             }
             var sent: (packet: MediaPacket, bytes: Int)?
@@ -105,7 +107,7 @@ extension RTMPOutput {
                 var out = packet
                 out.dts += resume.shift
                 out.pts += resume.shift
-                let message = packetizer.message(for: out)
+                let message = resume.packetizer.message(for: out)
                 try connection.send(message)
                 resume.lastSentDTS = max(resume.lastSentDTS, out.dts)
                 sent = (out, message.bodySize)
@@ -136,6 +138,8 @@ extension RTMPOutput {
     }
 
     private func remember(_ packet: MediaPacket, in resume: inout ResumeState) {
+        // What went before a new video configuration cannot be sent again under it.
+        if packet.isSequenceHeader && packet.kind == .video { resume.history.removeAll() }
         resume.bytesWritten += Int64(packet.data.count)
         resume.history.append((packet, resume.bytesWritten))
         // Keep the newest keyframe that precedes the unconfirmed window, and everything after it.
@@ -201,7 +205,7 @@ extension RTMPOutput {
             queue.pushFront(resend)
             // What is sent again follows the last timestamp sent by one frame.
             let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
-            resume.shift = resume.lastSentDTS + step - first.dts
+            resume.shift = OutputClock.resendOffset(lastSent: resume.lastSentDTS, step: step, first: first.dts)
         } else {
             queue.startAtKeyframe()
         }

@@ -13,8 +13,12 @@ struct FLVMessage {
 }
 
 /// Turns a source's stream description and packets into FLV tag bodies.
+///
+/// It follows the codec configuration: a sequence-header packet (an input switch changed it)
+/// replaces the track's configuration, so the header sent after a reconnect is the one the
+/// next frames need.
 struct FLVPacketizer {
-    let info: StreamInfo
+    private(set) var info: StreamInfo
 
     /// `@setDataFrame onMetaData`, then the AVC and AAC sequence headers: what a server and
     /// a player need before the first frame, sent again after every (re)connect.
@@ -33,8 +37,13 @@ struct FLVPacketizer {
         return messages
     }
 
-    func message(for packet: MediaPacket) -> FLVMessage {
+    init(info: StreamInfo) {
+        self.info = info
+    }
+
+    mutating func message(for packet: MediaPacket) -> FLVMessage {
         let timestampMs = UInt32(truncatingIfNeeded: max(0, packet.dts) / 1000)
+        if packet.isSequenceHeader { return sequenceHeader(packet, timestampMs: timestampMs) }
         switch packet.kind {
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
@@ -46,6 +55,20 @@ struct FLVPacketizer {
             return FLVMessage(type: .audio, timestampMs: timestampMs,
                               header: FLVBody.aacFrameHeader(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2),
                               payload: packet.data)
+        }
+    }
+
+    private mutating func sequenceHeader(_ packet: MediaPacket, timestampMs: UInt32) -> FLVMessage {
+        switch packet.kind {
+        case .video:
+            info.video?.decoderConfiguration = packet.data
+            return FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.avcSequenceHeader(packet.data))
+        case .audio:
+            info.audio?.audioSpecificConfig = packet.data
+            let audio = info.audio
+            return FLVMessage(type: .audio, timestampMs: timestampMs,
+                              payload: FLVBody.aacSequenceHeader(packet.data, sampleRate: audio?.sampleRate ?? 44100,
+                                                                 channels: audio?.channels ?? 2))
         }
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The live controls a ``LivePusher`` shares with the media pipeline of its pushes: the
-/// filter chain, the detector, the encoder's bitrate and the pause image. They outlive a
+/// filter chain, the detector, the mixer and adaptive bitrate's state. They outlive a
 /// single push (filters added before `start` apply to it), and every member is safe to use
 /// from the app's threads while the pipeline thread reads it.
 final class PipelineHooks: Sendable {
@@ -9,9 +9,9 @@ final class PipelineHooks: Sendable {
     /// BGM, sound effects and volumes, mixed into the audio of every push (see ``AudioMixer``).
     let audio = AudioMixer()
     private let detectorTap = Mutex<DetectorTap?>(nil)
-    /// Adaptive bitrate (nil until an encoding push starts) and the bitrate (bit/s) the
-    /// encoder should switch to at its next frame.
-    private let bitrate = Mutex<(control: AdaptiveBitrate?, pending: Int?)>((nil, nil))
+    /// Adaptive bitrate (nil until an encoding push starts). Its decisions reach the encoder as
+    /// ``SessionCommand/setBitrate(_:)``.
+    private let bitrate = Mutex<AdaptiveBitrate?>(nil)
     private let measured = Mutex(PipelineStats())
     /// Where the pipeline and the mixer report (filter lifecycle, low performance, BGM).
     private let sink = Mutex<(@Sendable (PushEvent) -> Void)?>(nil)
@@ -30,17 +30,6 @@ final class PipelineHooks: Sendable {
 
     func report(_ event: PushEvent) {
         sink.withLock { $0 }?(event)
-    }
-
-    // MARK: Pause image
-
-    /// While paused with a pause image: the length of one image frame, microseconds.
-    private let still = Mutex<Int64?>(nil)
-
-    var stillFrameDuration: Int64? { still.withLock { $0 } }
-
-    func showStill(frameRate: Double?) {
-        still.withLock { $0 = frameRate.map { Int64(1_000_000 / max(0.5, $0)) } }
     }
 
     // MARK: Detector
@@ -62,8 +51,8 @@ final class PipelineHooks: Sendable {
     /// bitrate. Returns the token to end it with.
     func encoderStarted(_ settings: VideoEncoderSettings, adaptive: Bool) -> Int {
         bitrate.withLock {
-            $0 = (adaptive ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate,
-                                             initial: settings.initialBitrate) : nil, nil)
+            $0 = adaptive ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate,
+                                            initial: settings.initialBitrate) : nil
         }
         update { $0.encoderBitrate = settings.initialBitrate }
         return encoder.withLock { token in
@@ -80,7 +69,7 @@ final class PipelineHooks: Sendable {
             latest = -latest  // negative: no encoder open
             return true
         }
-        if current { bitrate.withLock { $0 = (nil, nil) } }
+        if current { bitrate.withLock { $0 = nil } }
     }
 
     /// The newest encoder's token; negative once it stopped.
@@ -91,10 +80,10 @@ final class PipelineHooks: Sendable {
     enum NetworkCondition { case poor, recovered, unchanged }
 
     /// Feeds a network change (or, with `.unchanged`, the passing of time) to adaptive
-    /// bitrate; returns the change (bit/s) to report, if any.
+    /// bitrate; returns the change (bit/s) to send to the encoder and report, if any.
     func adaptBitrate(_ condition: NetworkCondition, now: Int64) -> (from: Int, to: Int)? {
         bitrate.withLock { state -> (from: Int, to: Int)? in
-            guard var control = state.control else { return nil }
+            guard var control = state else { return nil }
             let from = control.current
             let next: Int?
             switch condition {
@@ -102,9 +91,8 @@ final class PipelineHooks: Sendable {
             case .recovered: next = control.networkRecovered(now: now)
             case .unchanged: next = control.tick(now: now)
             }
-            state.control = control
+            state = control
             guard let next else { return nil }
-            state.pending = next
             return (from, next)
         }.map { change in
             // Counted when decided, like the event; the encoder applies it at its next frame.
@@ -113,14 +101,6 @@ final class PipelineHooks: Sendable {
                 $0.bitrateChanges += 1
             }
             return change
-        }
-    }
-
-    /// The pending request, cleared.
-    func takeBitrateRequest() -> Int? {
-        bitrate.withLock { state in
-            defer { state.pending = nil }
-            return state.pending
         }
     }
 

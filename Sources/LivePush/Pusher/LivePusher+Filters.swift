@@ -40,8 +40,17 @@ extension LivePusher {
         return options
     }
 
-    /// Whether `pause()` sends the pause image (the push encodes its video) or nothing.
-    var pushesPauseImage: Bool { config.pauseImage != nil && hooks.isEncodingVideo }
+    /// What `pause()` switches to: the pause image at ``PushConfig/pauseImageFrameRate``, at the
+    /// push's size, with silence (and the BGM) at its audio format. Nil (pause sends nothing)
+    /// without an image or when the push copies its video: a copied stream could only come
+    /// back at its next keyframe.
+    func makeSlate(for info: StreamInfo) throws(LivePushError) -> StillInput? {
+        guard let path = config.pauseImage, let video = info.video, hooks.isEncodingVideo else { return nil }
+        return try StillInput(image: path, video: .init(width: video.width, height: video.height,
+                                                        frameRate: config.pauseImageFrameRate),
+                              audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
+                              duration: nil, options: mediaOptions, mixer: hooks.audio)
+    }
 
     private var isPushing: Bool {
         switch state {

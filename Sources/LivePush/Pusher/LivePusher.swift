@@ -134,7 +134,15 @@ public final class LivePusher: Sendable {
                 self?.report(error)
             }
         }
-        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder) { [weak self] signal in
+        let slate: UncheckedTransfer<any MediaSource>?
+        do {
+            slate = try makeSlate(for: info).map { UncheckedTransfer(value: $0) }
+        } catch {
+            recorder?.finish()
+            throw error
+        }
+        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder,
+                                     slate: slate) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -158,18 +166,15 @@ public final class LivePusher: Sendable {
     /// without one, nothing is sent until `resume()`.
     public func pause() throws(LivePushError) {
         try transition(.pause, emitting: [.paused])
-        if pushesPauseImage {
-            hooks.showStill(frameRate: config.pauseImageFrameRate)
-        } else {
-            session.withLock { $0 }?.setPaused(true)
-        }
+        guard let session = session.withLock({ $0 }) else { return }
+        session.send(session.slate == nil ? .pause : .showSlate)
     }
 
     /// Continues from where `pause()` stopped, on a keyframe, with continuous timestamps.
     public func resume() throws(LivePushError) {
         try transition(.resume, emitting: [.resumed])
-        hooks.showStill(frameRate: nil)
-        session.withLock { $0 }?.setPaused(false)
+        guard let session = session.withLock({ $0 }) else { return }
+        session.send(session.slate == nil ? .resume : .leaveSlate)
     }
 
     /// Ends the push: the server is told the stream ended, `stopped` follows.
@@ -386,6 +391,7 @@ public final class LivePusher: Sendable {
 
     private func adaptBitrate(_ condition: PipelineHooks.NetworkCondition) {
         guard let change = hooks.adaptBitrate(condition, now: monotonicMicroseconds()) else { return }
+        session.withLock { $0 }?.send(.setBitrate(change.to))
         emit(.videoBitrateChanged(from: change.from / 1000, to: change.to / 1000))
     }
 

@@ -18,6 +18,9 @@ import DequeModule
 /// only leave holes in what is sent after the reconnect, so the oldest whole GOP goes first,
 /// with the audio queued before its successor's keyframe. The queue then holds the newest
 /// stretch of media, whole, starting on a keyframe.
+///
+/// Sequence headers (an input switch changed the codec configuration) are never dropped:
+/// every frame after one needs it.
 struct SendQueue {
     enum Mode: Sendable { case backpressure, dropping }
 
@@ -59,7 +62,7 @@ struct SendQueue {
     var isAtMostHalfFull: Bool { bufferedDuration <= limits.maxDuration / 2 && bytes <= limits.maxBytes / 2 }
 
     mutating func push(_ packet: MediaPacket) {
-        if packet.kind == .video, droppingUntilKeyframe {
+        if packet.isVideoFrame, droppingUntilKeyframe {
             if packet.isKeyframe {
                 droppingUntilKeyframe = false
             } else {
@@ -95,11 +98,11 @@ struct SendQueue {
     /// drops what precedes the first queued keyframe (counted as drops), or, when none is
     /// queued yet, every video frame until the next keyframe arrives.
     mutating func startAtKeyframe() {
-        if let key = items.firstIndex(where: { $0.kind == .video && $0.isKeyframe }) {
+        if let key = items.firstIndex(where: { $0.isVideoFrame && $0.isKeyframe }) {
             dropFirst(key)
         } else {
-            for packet in items where packet.kind == .video { count(packet) }
-            let kept = items.filter { $0.kind != .video }
+            for packet in items where packet.isVideoFrame { count(packet) }
+            let kept = items.filter { !$0.isVideoFrame }
             bytes = kept.reduce(0) { $0 + $1.data.count }
             items = Deque(kept)
             droppingUntilKeyframe = true
@@ -114,7 +117,7 @@ struct SendQueue {
             if dropOldestDisposable() { continue }
             if dropTailOfOldestCompleteGOP() { continue }
             if dropOldestCompleteGOP() { continue }
-            if !droppingUntilKeyframe, items.contains(where: { $0.kind == .video }) {
+            if !droppingUntilKeyframe, items.contains(where: \.isVideoFrame) {
                 droppingUntilKeyframe = true
             }
             if dropOldestAudio() { continue }
@@ -129,6 +132,7 @@ struct SendQueue {
     }
 
     private mutating func count(_ packet: MediaPacket) {
+        guard !packet.isSequenceHeader else { return }
         switch (packet.kind, packet.importance) {
         case (.audio, _): drops.audio += 1
         case (.video, .disposable): drops.disposable += 1
@@ -146,8 +150,8 @@ struct SendQueue {
     /// The index of the second GOP's keyframe: everything video before it belongs to a GOP
     /// whose end is known.
     private var endOfOldestCompleteGOP: Int? {
-        guard let firstVideo = items.firstIndex(where: { $0.kind == .video }) else { return nil }
-        return items[(firstVideo + 1)...].firstIndex(where: { $0.kind == .video && $0.isKeyframe })
+        guard let firstVideo = items.firstIndex(where: \.isVideoFrame) else { return nil }
+        return items[(firstVideo + 1)...].firstIndex(where: { $0.isVideoFrame && $0.isKeyframe })
     }
 
     private mutating func dropTailOfOldestCompleteGOP() -> Bool {
@@ -160,7 +164,7 @@ struct SendQueue {
 
     private mutating func dropOldestCompleteGOP() -> Bool {
         guard let end = endOfOldestCompleteGOP,
-              let index = items[..<end].firstIndex(where: { $0.kind == .video })
+              let index = items[..<end].firstIndex(where: \.isVideoFrame)
         else { return false }
         remove(at: index)
         return true
@@ -174,15 +178,17 @@ struct SendQueue {
         while isOverLimit, let end = endOfOldestCompleteGOP { dropFirst(end) }
     }
 
-    /// Drops (and counts) the first `n` packets.
+    /// Drops (and counts) the first `n` packets, except the sequence headers among them.
     private mutating func dropFirst(_ n: Int) {
+        let headers = Array(items[..<n].filter(\.isSequenceHeader))
         for packet in items[..<n] { count(packet) }
         bytes -= items[..<n].reduce(0) { $0 + $1.data.count }
         items.removeFirst(n)
+        pushFront(headers)
     }
 
     private mutating func dropOldestAudio() -> Bool {
-        guard let index = items.firstIndex(where: { $0.kind == .audio }) else { return false }
+        guard let index = items.firstIndex(where: { $0.kind == .audio && !$0.isSequenceHeader }) else { return false }
         remove(at: index)
         return true
     }

@@ -1,0 +1,116 @@
+/// The push's one clock: the only place where input time becomes output time, and output
+/// time becomes wall-clock time.
+///
+/// Output time is a single timeline in microseconds that starts at 0 and only moves forward.
+/// Inputs keep their own timestamps (a file's, an app's, a generator's); the clock lays them
+/// end to end:
+/// - Every input, and every new pass over the same input (a loop), is a **segment**. The
+///   segment's start (``MediaStart``: its earliest presentation time, from the input, else its
+///   first packet's) lands where everything sent so far ends (the latest `pts + duration` over
+///   both tracks). Both tracks of the segment move by the same amount, so audio and video stay
+///   aligned across the switch, with no gap; an input whose timestamps start late (a file cut
+///   from a stream) starts at once. The very first segment starts its earliest *decode* time
+///   at 0 instead, so no timestamp is negative (B-frame streams decode before they present).
+/// - Per track, decode timestamps never go backwards (FLV and every RTMP server require it);
+///   presentation is never before decode.
+/// - In real time, output time is released against the wall clock from the first packet on;
+///   a pause without media stops that clock and `resume` restarts it where it stopped.
+///
+/// Pause with an image, a loop, playout and blackout are all switches: `beginSegment()`.
+struct OutputClock: Sendable {
+    private var offset: Int64 = 0
+    /// Set by `beginSegment`; the next packet applies it.
+    private var pendingSegment: MediaStart?? = .some(nil)
+    private var stampedAny = false
+    /// Where everything stamped so far ends (presentation), output time.
+    private(set) var end: Int64 = 0
+    private var lastVideoDTS = Int64.min
+    private var lastAudioDTS = Int64.min
+    private let fallbackVideoDuration: Int64
+    private let fallbackAudioDuration: Int64
+    /// Wall-clock µs (monotonic) at which output time 0 is due; nil until the first packet.
+    private var wallOrigin: Int64?
+    private var pausedAt: Int64?
+
+    init(info: StreamInfo) {
+        let fps = info.video?.frameRate ?? 0
+        fallbackVideoDuration = fps > 0 ? Int64(1_000_000 / fps) : 40_000
+        let rate = info.audio?.sampleRate ?? 0
+        fallbackAudioDuration = rate > 0 ? Int64(1024 * 1_000_000 / rate) : 23_220
+    }
+
+    // MARK: Input time → output time
+
+    /// The next packet starts a new segment (another input, or the same one again), which
+    /// continues where the output ends. `start` is the input's own start, when it knows it;
+    /// otherwise the next packet's timestamps are taken.
+    mutating func beginSegment(start: MediaStart? = nil) {
+        pendingSegment = .some(start)
+    }
+
+    /// The packet on output time.
+    mutating func stamp(_ packet: MediaPacket) -> MediaPacket {
+        if case .some(let announced) = pendingSegment {
+            pendingSegment = .none
+            let start = announced ?? MediaStart(presentation: packet.pts, decode: packet.dts)
+            offset = stampedAny ? end - start.presentation : -min(start.decode, start.presentation)
+        }
+        stampedAny = true
+        var out = packet
+        out.dts += offset
+        out.pts += offset
+        let last = packet.kind == .video ? lastVideoDTS : lastAudioDTS
+        out.dts = max(out.dts, last)
+        out.pts = max(out.pts, out.dts)
+        if packet.kind == .video { lastVideoDTS = out.dts } else { lastAudioDTS = out.dts }
+        guard !packet.isSequenceHeader else { return out }
+        let duration = packet.duration > 0 ? packet.duration
+            : (packet.kind == .video ? fallbackVideoDuration : fallbackAudioDuration)
+        end = max(end, out.pts + duration)
+        return out
+    }
+
+    // MARK: Output time → wall clock (real time)
+
+    /// The monotonic wall-clock time (µs) at which output time `time` is due. The first call
+    /// anchors the clock: that packet is due now.
+    mutating func due(_ time: Int64, now: Int64) -> Int64 {
+        let origin = wallOrigin ?? (now - time)
+        wallOrigin = origin
+        return origin + time
+    }
+
+    /// Nothing is sent from `now` until `resume(now:)`: the wall clock stops for the output.
+    mutating func pause(now: Int64) {
+        if pausedAt == nil { pausedAt = now }
+    }
+
+    mutating func resume(now: Int64) {
+        guard let since = pausedAt else { return }
+        pausedAt = nil
+        wallOrigin = wallOrigin.map { $0 + (now - since) }
+    }
+
+    var isPaused: Bool { pausedAt != nil }
+
+    // MARK: One connection's continuation
+
+    /// After a reconnect in `--fast` mode an output sends again what may not have reached the
+    /// server, from a keyframe at output time `first`. On the new connection it must follow the
+    /// last timestamp sent by one frame (`step`): the amount to add to what is sent again.
+    static func resendOffset(lastSent: Int64, step: Int64, first: Int64) -> Int64 {
+        lastSent + step - first
+    }
+}
+
+/// Where an input's media starts on its own timeline, microseconds: the earliest presentation
+/// and decode timestamps over its tracks.
+public struct MediaStart: Sendable, Equatable {
+    public var presentation: Int64
+    public var decode: Int64
+
+    public init(presentation: Int64, decode: Int64) {
+        self.presentation = presentation
+        self.decode = decode
+    }
+}

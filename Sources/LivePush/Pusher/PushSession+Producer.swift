@@ -1,0 +1,208 @@
+/// The producer thread: reads the input that is on air, puts its packets on the
+/// ``OutputClock``, paces them (real time) and hands each to every output.
+///
+/// Switching is the one way the on-air input changes: a loop switches to the same input
+/// again, the pause image switches to the slate and back. Each switch starts a clock segment,
+/// and when the new input's codec configuration differs, a sequence header goes out before
+/// its first frame of that track.
+extension PushSession {
+    /// How far ahead of the wall clock a real-time packet may be released (µs).
+    static let pacingSlack: Int64 = 80_000
+
+    /// What the producer is doing: which input is on air and what the next packets need.
+    private struct OnAir {
+        var input: any MediaSource
+        /// The main input, while the slate plays.
+        var suspended: (any MediaSource)?
+        /// Packets of the input that went off air, stamped before the switch: sent first.
+        var leftover: [MediaPacket] = []
+        var clock: OutputClock
+        /// The configuration each track was last sent with.
+        var configuration: (video: [UInt8]?, audio: [UInt8]?)
+        /// Sequence headers owed before the next frame of each track.
+        var owedHeaders: (video: [UInt8]?, audio: [UInt8]?) = (nil, nil)
+        /// Video before the first keyframe of a segment cannot be decoded by anyone.
+        var awaitingKeyframe = true
+        var pass = 1
+        var batchEnd = Int64.min
+
+        /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
+        /// from wherever it stands (`fromStart: false`: back from the slate).
+        mutating func switchTo(_ next: any MediaSource, fromStart: Bool) {
+            input = next
+            clock.beginSegment(start: fromStart ? next.start : nil)
+            awaitingKeyframe = true
+            let info = next.info
+            if let video = info.video?.decoderConfiguration, video != configuration.video {
+                owedHeaders.video = video
+                configuration.video = video
+            }
+            if let audio = info.audio?.audioSpecificConfig, audio != configuration.audio {
+                owedHeaders.audio = audio
+                configuration.audio = audio
+            }
+        }
+    }
+
+    func runProducer(_ source: any MediaSource) {
+        let ready = lock.withLock { () -> Bool in
+            while !outputStates.canStartProducing && !stopRequested { lock.wait() }
+            return !stopRequested && outputStates.anyPublishing
+        }
+        guard ready else { return }
+        var air = OnAir(input: source, clock: OutputClock(info: info),
+                        configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
+        air.clock.beginSegment(start: source.start)
+        do {
+            while true {
+                guard try applyCommands(&air) else { return }
+                if !air.leftover.isEmpty {
+                    let packet = air.leftover.removeFirst()
+                    guard waitUntilDue(packet, &air), waitForRoom() else { return }
+                    deliver(packet)
+                    continue
+                }
+                guard let packet = try air.input.nextPacket() else {
+                    guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
+                    if case .times(let total) = config.looping, air.pass >= total { break }
+                    if lock.withLock({ stopRequested }) { return }
+                    try air.input.rewind()
+                    air.switchTo(air.input, fromStart: true)
+                    air.pass += 1
+                    lock.withLock { loopsCompleted = air.pass - 1 }
+                    continue
+                }
+                if packet.kind == .video && air.awaitingKeyframe {
+                    guard packet.isKeyframe else { continue }
+                    air.awaitingKeyframe = false
+                }
+                let stamped = air.clock.stamp(packet)
+                // Owed by the input this packet came from (a switch while it waits is the next one's).
+                let header = takeOwedHeader(for: stamped, &air)
+                guard waitUntilDue(stamped, &air), waitForRoom() else { return }
+                if let header { deliver(header) }
+                deliver(stamped)
+            }
+            lock.withLock { loopsCompleted = air.pass }
+            for output in outputs { output.finishSource() }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: LivePushError) {
+        requestStop()
+        signal(.sourceFailed(error))
+    }
+
+    private func deliver(_ packet: MediaPacket) {
+        for output in outputs { output.push(packet) }
+        recorder?.offer(packet)
+    }
+
+    private func takeOwedHeader(for packet: MediaPacket, _ air: inout OnAir) -> MediaPacket? {
+        switch packet.kind {
+        case .video:
+            guard let configuration = air.owedHeaders.video else { return nil }
+            air.owedHeaders.video = nil
+            return .sequenceHeader(.video, configuration: configuration, at: packet.dts)
+        case .audio:
+            guard let configuration = air.owedHeaders.audio else { return nil }
+            air.owedHeaders.audio = nil
+            return .sequenceHeader(.audio, configuration: configuration, at: packet.dts)
+        }
+    }
+
+    /// Takes the queued commands and acts on them; false on stop.
+    private func applyCommands(_ air: inout OnAir) throws(LivePushError) -> Bool {
+        let (taken, stopped) = lock.withLock { () -> ([SessionCommand], Bool) in
+            defer { commands.removeAll() }
+            return (commands, stopRequested)
+        }
+        guard !stopped else { return false }
+        let now = monotonicMicroseconds()
+        for command in taken {
+            switch command {
+            case .pause: air.clock.pause(now: now)
+            case .resume: air.clock.resume(now: now)
+            case .showSlate:
+                guard let slate = slate?.value, air.suspended == nil else { continue }
+                try takeOffAir(&air)
+                air.suspended = air.input
+                air.switchTo(slate, fromStart: false)
+            case .leaveSlate:
+                guard let main = air.suspended else { continue }
+                try takeOffAir(&air)
+                air.suspended = nil
+                air.switchTo(main, fromStart: false)
+            case .setBitrate(let bitrate):
+                (air.suspended ?? air.input).setVideoBitrate(bitrate)
+            }
+        }
+        return true
+    }
+
+    /// The input on air gives up what it already took; it is stamped now, on its own segment.
+    private func takeOffAir(_ air: inout OnAir) throws(LivePushError) {
+        for packet in try air.input.suspend() {
+            if packet.kind == .video && air.awaitingKeyframe && !packet.isKeyframe { continue }
+            air.leftover.append(air.clock.stamp(packet))
+        }
+    }
+
+    /// Waits while paused and, in real time, until the packet is due on the clock. Commands
+    /// that arrive meanwhile are applied (a pause moves the due time). False on stop. Senders
+    /// are woken before the producer sleeps, so that each takes the batch queued since.
+    private func waitUntilDue(_ packet: MediaPacket, _ air: inout OnAir) -> Bool {
+        while let wait = pendingWait(for: packet, &air) {
+            for output in outputs { output.wakeSender() }
+            let interrupted = lock.withLock { () -> Bool in
+                if commands.isEmpty && !stopRequested { _ = lock.wait(timeout: wait) }
+                return !commands.isEmpty || stopRequested
+            }
+            if interrupted {
+                do {
+                    guard try applyCommands(&air) else { return false }
+                } catch {
+                    fail(error)
+                    return false
+                }
+                air.batchEnd = .min
+            }
+        }
+        return true
+    }
+
+    /// Nil when the packet may go now, else how long to wait (nil inside: until woken).
+    private func pendingWait(for packet: MediaPacket, _ air: inout OnAir) -> Duration?? {
+        if air.clock.isPaused { return .some(nil) }
+        guard config.pacing == .realTime else { return nil }
+        let now = monotonicMicroseconds()
+        let due = air.clock.due(packet.dts, now: now)
+        // Packets due within the pacing slack of one that had to wait go out with it: one
+        // wake-up per batch instead of one per packet.
+        if due <= air.batchEnd { return nil }
+        air.batchEnd = due + Self.pacingSlack
+        return due > now ? .some(.microseconds(due - now)) : nil
+    }
+
+    /// Back-pressure (`--fast`): waits until the outputs that carry the push have room. While
+    /// one output is connected, a disconnected one does not hold the others back (it drops by
+    /// its queue's policy and resumes on a keyframe); while none is, all are waited for, so a
+    /// single output loses nothing across a reconnect. False on stop.
+    private func waitForRoom() -> Bool {
+        guard config.pacing == .asFastAsPossible else { return true }
+        while true {
+            // One lock acquisition per output per packet: both facts are read together.
+            let room = outputs.map(\.room)
+            guard room.contains(where: \.isFull) else { return true }
+            let anyConnected = room.contains(where: \.isConnected)
+            guard let full = room.indices.first(where: { room[$0].isFull && (!anyConnected || room[$0].isConnected) }) else {
+                return true
+            }
+            // Bounded, so that a change of which outputs are connected is seen.
+            outputs[full].waitForRoom(timeout: .milliseconds(100))
+            if lock.withLock({ stopRequested }) { return false }
+        }
+    }
+}

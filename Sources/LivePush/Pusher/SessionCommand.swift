@@ -1,0 +1,14 @@
+/// A control sent down into a running push. The producer thread takes each one between two
+/// packets, in the order they were sent; nothing is shared with it beyond this queue.
+enum SessionCommand: Sendable {
+    /// Stop sending media; the connection stays. Output time stops with the wall clock.
+    case pause
+    /// Continue after ``pause``, on a keyframe, with continuous timestamps.
+    case resume
+    /// Play the session's slate (the pause image) instead of the input, from now on.
+    case showSlate
+    /// Back from the slate to the input, on a keyframe, where the slate ended.
+    case leaveSlate
+    /// The video encoder's bitrate from its next frame, bit/s (adaptive bitrate).
+    case setBitrate(Int)
+}

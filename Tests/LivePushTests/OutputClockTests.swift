@@ -1,0 +1,70 @@
+import XCTest
+@testable import LivePush
+
+final class OutputClockTests: XCTestCase {
+    private let info = StreamInfo(
+        video: VideoTrackInfo(width: 2, height: 2, frameRate: 25, bitrate: 0, decoderConfiguration: []),
+        audio: AudioTrackInfo(sampleRate: 48_000, channels: 2, bitrate: 0, audioSpecificConfig: []),
+        duration: 120_000)
+
+    private func packet(_ kind: MediaPacket.Kind, _ dts: Int64, cts: Int64 = 0) -> MediaPacket {
+        MediaPacket(kind: kind, data: [], dts: dts, pts: dts + cts, duration: kind == .video ? 40_000 : 21_333, importance: .key)
+    }
+
+    /// A B-frame pass: video decodes 80 ms before it presents; audio starts with the pictures.
+    private func stampPass(_ clock: inout OutputClock, videoStart: Int64 = -80_000) -> (video: [MediaPacket], audio: [MediaPacket]) {
+        var video: [MediaPacket] = [], audio: [MediaPacket] = []
+        for i in 0..<3 { video.append(clock.stamp(packet(.video, videoStart + Int64(i) * 40_000, cts: 80_000))) }
+        for i in 0..<5 { audio.append(clock.stamp(packet(.audio, videoStart + 80_000 + Int64(i) * 21_333))) }
+        return (video, audio)
+    }
+
+    func testTheFirstSegmentStartsDecodingAtZeroAndKeepsAVAligned() {
+        var clock = OutputClock(info: info)
+        clock.beginSegment(start: MediaStart(presentation: 0, decode: -80_000))
+        let (video, audio) = stampPass(&clock)
+        XCTAssertEqual(video[0].dts, 0, "no negative timestamp")
+        XCTAssertEqual(video[0].pts, 80_000, "composition offset survives")
+        XCTAssertEqual(audio[0].pts, video[0].pts, "audio and pictures start together")
+    }
+
+    func testASwitchContinuesWhereThePresentationEndedWithNoGap() {
+        var clock = OutputClock(info: info)
+        clock.beginSegment(start: MediaStart(presentation: 0, decode: -80_000))
+        _ = stampPass(&clock)
+        let end = clock.end
+        XCTAssertEqual(end, 80_000 + 40_000 * 3, "the last picture's pts + duration")
+        // The same input again (a loop), then another whose timestamps start at 10 s.
+        clock.beginSegment(start: MediaStart(presentation: 0, decode: -80_000))
+        let (video, audio) = stampPass(&clock)
+        XCTAssertEqual(video[0].pts, end, "the next pass presents right after the last")
+        XCTAssertEqual(audio[0].pts, end, "both tracks move by the same amount")
+        let secondEnd = clock.end
+        clock.beginSegment()  // an input that does not know its start: its first packet says
+        let late = clock.stamp(packet(.audio, 10_000_000))
+        XCTAssertEqual(late.pts, secondEnd, "a late-starting input starts at once")
+    }
+
+    func testDecodeTimeNeverGoesBackwardsPerTrackAndPresentationNeverPrecedesIt() {
+        var clock = OutputClock(info: info)
+        _ = clock.stamp(packet(.video, 80_000))
+        let late = clock.stamp(packet(.video, 40_000, cts: 20_000))
+        XCTAssertEqual(late.dts, 0, "clamped to the last video dts")
+        XCTAssertEqual(late.pts, 0)
+        XCTAssertEqual(clock.stamp(packet(.audio, -80_000)).dts, -160_000, "each track is clamped on its own")
+    }
+
+    func testTheWallClockAnchorsOnTheFirstPacketAndStopsWhilePaused() {
+        var clock = OutputClock(info: info)
+        XCTAssertEqual(clock.due(0, now: 5_000_000), 5_000_000)
+        XCTAssertEqual(clock.due(1_000_000, now: 5_100_000), 6_000_000)
+        clock.pause(now: 5_500_000)
+        XCTAssertTrue(clock.isPaused)
+        clock.resume(now: 7_500_000)
+        XCTAssertEqual(clock.due(1_000_000, now: 7_500_000), 8_000_000, "the 2 s paused are added")
+    }
+
+    func testWhatAnOutputSendsAgainFollowsTheLastTimestampByOneFrame() {
+        XCTAssertEqual(OutputClock.resendOffset(lastSent: 9_960_000, step: 40_000, first: 8_000_000), 2_000_000)
+    }
+}
