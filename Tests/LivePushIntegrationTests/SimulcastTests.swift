@@ -16,11 +16,12 @@ final class SimulcastTests: XCTestCase {
 
     func testAHealthyOutputAndTheRecordingKeepEveryFrameWhileAnotherPathDiesSilently() async throws {
         try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
-        // nginx holds a silently dead publisher for 3 s; the second output's path dies at 2 s.
-        let nginx = try NginxRTMPServer(dropIdlePublisher: .seconds(3))
+        // A 20 s real-time push (the 4 s sample, 5 times). nginx holds a silently dead publisher
+        // for 10 s; the second output's path dies at 4 s.
+        let nginx = try NginxRTMPServer(dropIdlePublisher: .seconds(10))
         self.nginx = nginx
         let loopback = FaultLoopback(configuration: .init(upstream: "127.0.0.1:\(nginx.port)",
-                                                          faults: [try FaultSpec.parse("stale@conn=1,after=2s")]))
+                                                          faults: [try FaultSpec.parse("stale@conn=1,after=4s")]))
         self.loopback = loopback
         let port = try loopback.start()
         let directory = try TestMedia.makeTemporaryDirectory(prefix: "simulcast")
@@ -30,8 +31,8 @@ final class SimulcastTests: XCTestCase {
         let result = try LivePushCLI.run([
             "push", TestMedia.path(.h264AAC), nginx.url(stream: "direct"),
             "rtmp://127.0.0.1:\(port)/\(NginxRTMPServer.application)/dying",
-            "--loop", "2", "--record", local, "--json",
-        ], timeout: 60)
+            "--loop", "5", "--record", local, "--json",
+        ], timeout: 90)
         XCTAssertEqual(result.exitCode, 0, result.summary)
 
         // The dying output reported its own trouble, tagged with its id; the push as a whole did not.
@@ -46,13 +47,13 @@ final class SimulcastTests: XCTestCase {
         XCTAssertEqual(objects.filter { $0["output"] as? Int == 0 }.compactMap { $0["event"] as? String }.filter { $0 == "connectionLost" },
                        [], "the healthy output never lost its connection")
 
-        // Every frame of both passes, on the healthy output and in the recording.
-        // (2 × 174 audio frames less the one every looped push loses at the seam.)
+        // Every frame of the five passes, on the healthy output and in the recording.
+        // (5 × 174 audio frames less the one a looped push loses at each of the 4 seams.)
         for path in [try await nginx.awaitRecording(stream: "direct"), local] {
             let probe = try FFProbe.run(path)
             probe.assertWellFormed()
-            XCTAssertEqual(probe.videoPackets.count, 200, path)
-            XCTAssertEqual(probe.audioPackets.count, 347, path)
+            XCTAssertEqual(probe.videoPackets.count, 500, path)
+            XCTAssertEqual(probe.audioPackets.count, 866, path)
         }
         // The dying output recovered by itself: nginx recorded its publish after the recovery.
         let recovered = try FFProbe.run(try await nginx.awaitRecording(stream: "dying"))

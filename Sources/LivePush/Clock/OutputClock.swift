@@ -22,8 +22,11 @@ struct OutputClock: Sendable {
     /// Set by `beginSegment`; the next packet applies it.
     private var pendingSegment: MediaStart?? = .some(nil)
     private var stampedAny = false
-    /// Where everything stamped so far ends (presentation), output time.
-    private(set) var end: Int64 = 0
+    /// Where each track's stamped media ends (presentation), output time.
+    private(set) var videoEnd = Int64.min
+    private(set) var audioEnd = Int64.min
+    /// Where everything stamped so far ends: the next segment starts here.
+    var end: Int64 { max(0, videoEnd, audioEnd) }
     private var lastVideoDTS = Int64.min
     private var lastAudioDTS = Int64.min
     private let fallbackVideoDuration: Int64
@@ -66,8 +69,15 @@ struct OutputClock: Sendable {
         guard !packet.isSequenceHeader else { return out }
         let duration = packet.duration > 0 ? packet.duration
             : (packet.kind == .video ? fallbackVideoDuration : fallbackAudioDuration)
-        end = max(end, out.pts + duration)
+        if packet.kind == .video { videoEnd = max(videoEnd, out.pts + duration) } else { audioEnd = max(audioEnd, out.pts + duration) }
         return out
+    }
+
+    /// The output presentation time `packet` would get in the current segment (nil when a new
+    /// segment is pending: its first packet fixes the mapping).
+    func presentationTime(of packet: MediaPacket) -> Int64? {
+        if case .some = pendingSegment { return nil }
+        return packet.pts + offset
     }
 
     // MARK: Output time → wall clock (real time)

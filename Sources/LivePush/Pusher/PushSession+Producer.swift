@@ -16,6 +16,10 @@ extension PushSession {
         var suspended: (any MediaSource)?
         /// Packets of the input that went off air, stamped before the switch: sent first.
         var leftover: [MediaPacket] = []
+        /// What an input produced past the switch point, by input: replayed when it is back.
+        var held: [ObjectIdentifier: [MediaPacket]] = [:]
+        /// The held packets of the input on air, taken before it is read again.
+        var replay: [MediaPacket] = []
         var clock: OutputClock
         /// The configuration each track was last sent with.
         var configuration: (video: [UInt8]?, audio: [UInt8]?)
@@ -30,6 +34,7 @@ extension PushSession {
         /// from wherever it stands (`fromStart: false`: back from the slate).
         mutating func switchTo(_ next: any MediaSource, fromStart: Bool) {
             input = next
+            replay = held.removeValue(forKey: ObjectIdentifier(next)) ?? []
             clock.beginSegment(start: fromStart ? next.start : nil)
             awaitingKeyframe = true
             let info = next.info
@@ -62,7 +67,8 @@ extension PushSession {
                     deliver(packet)
                     continue
                 }
-                guard let packet = try air.input.nextPacket() else {
+                let next = air.replay.isEmpty ? try air.input.nextPacket() : air.replay.removeFirst()
+                guard let packet = next else {
                     guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
                     if case .times(let total) = config.looping, air.pass >= total { break }
                     if lock.withLock({ stopRequested }) { return }
@@ -142,12 +148,37 @@ extension PushSession {
         return true
     }
 
+    /// Packets an input may produce while its audio catches up with its pictures at a switch.
+    static let catchUpLimit = 500
+
     /// The input on air gives up what it already took; it is stamped now, on its own segment.
+    /// Then, when its audio ends short of its pictures (demuxing order, encoder delay), it is
+    /// read on until the audio reaches where the pictures end: the next input then starts on
+    /// both tracks at once, with no hole in the sound. What it produces beyond that point is
+    /// held for when it is on air again.
     private func takeOffAir(_ air: inout OnAir) throws(LivePushError) {
-        for packet in try air.input.suspend() {
-            if packet.kind == .video && air.awaitingKeyframe && !packet.isKeyframe { continue }
-            air.leftover.append(air.clock.stamp(packet))
+        for packet in try air.input.suspend() { leave(packet, &air) }
+        var held = air.replay
+        air.replay = []
+        let audioFrame = Int64(1024 * 1_000_000 / max(1, air.input.info.audio?.sampleRate ?? 44_100))
+        var pulls = 0
+        while air.input.info.video != nil && air.input.info.audio != nil,
+              air.clock.audioEnd + audioFrame <= air.clock.videoEnd, pulls < Self.catchUpLimit,
+              let packet = try air.input.nextPacket() {
+            pulls += 1
+            if packet.kind == .audio, let time = air.clock.presentationTime(of: packet), time < air.clock.videoEnd {
+                leave(packet, &air)
+            } else {
+                held.append(packet)
+            }
         }
+        air.held[ObjectIdentifier(air.input)] = held
+    }
+
+    /// Stamps a packet of the input going off air, for sending before the switch.
+    private func leave(_ packet: MediaPacket, _ air: inout OnAir) {
+        if packet.kind == .video && air.awaitingKeyframe && !packet.isKeyframe { return }
+        air.leftover.append(air.clock.stamp(packet))
     }
 
     /// Waits while paused and, in real time, until the packet is due on the clock. Commands

@@ -1,8 +1,10 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Starts a named OS thread for blocking work (demuxing, librtmp I/O).
+/// Starts a named OS thread for blocking work (demuxing, librtmp I/O). Every thread LivePush
+/// starts itself is one of these, named `livepush.<role>` (see the README's thread budget).
 enum WorkerThread {
     private final class Box {
         let name: String
@@ -18,6 +20,8 @@ enum WorkerThread {
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            // Visible in /proc, top -H and gdb; Linux keeps 15 characters.
+            Thread.current.name = String(box.name.prefix(15))
             box.body()
             return nil
         }, box)
