@@ -74,6 +74,9 @@ final class OutputSetStateMachineTests: XCTestCase {
         XCTAssertEqual(names(m.apply(.network(.poor), from: 1)), [])
         XCTAssertEqual(names(m.apply(.network(.recovered), from: 0)), [], "output 1 is still poor")
         XCTAssertEqual(names(m.apply(.network(.recovered), from: 1)), ["recovered"])
+        // A congested output that dies no longer holds the rate down for the healthy one.
+        _ = m.apply(.network(.poor), from: 1)
+        XCTAssertEqual(names(m.apply(.connectionLost(LivePushError(.connectionLost, "x")), from: 1)), ["recovered"])
     }
 
     func testOutputsThatGaveUpAreStoppedOnceTheOthersAreDoneAndRetriesUsedUpNeedsEveryone() {

@@ -71,6 +71,9 @@ extension LivePushError {
         case imageOpenFailed = 0x3003_0202
         // LivePush: outputs other than the RTMP connection (0x300303xx)
         case recordFailed = 0x3003_0301
+        // LivePush: playout (0x300304xx)
+        case scheduleInvalid = 0x3003_0401
+        case playoutEntryFailed = 0x3003_0402
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -117,6 +120,8 @@ extension LivePushError {
             case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
             case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."
             case .recordFailed: "The local recording could not be written; the push goes on without it."
+            case .scheduleInvalid: "The playout schedule is not valid; nothing was pushed."
+            case .playoutEntryFailed: "A playout entry could not be played; the slate filled its time and the channel went on."
             }
         }
     }

@@ -12,6 +12,8 @@ final class AudioTranscodeProcessor: AudioPacketProcessor {
     private var sampleRate: Int32 { Int32(output.format.sampleRate) }
     private var channels: Int32 { Int32(output.format.channels) }
     private let resampler: FFResampler
+    /// Decoded frames that end before this (µs) are dropped: a clip's `in` point.
+    private let startTime: Int64?
 
     init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, mixer: AudioMixer? = nil) throws(LivePushError) {
         guard let parameters = demuxer.codecParameters(of: stream.index) else {
@@ -21,8 +23,9 @@ final class AudioTranscodeProcessor: AudioPacketProcessor {
         streamIndex = stream.index
         decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase)
         let src = stream.sampleRate
-        let format = AudioFormat(sampleRate: (src == 44100 || src == 22050 || src == 11025 || src <= 0) ? 44100 : 48000,
-                                 channels: stream.channels == 1 ? 1 : 2)
+        let rate = options.audioSampleRate ?? ((src == 44100 || src == 22050 || src == 11025 || src <= 0) ? 44100 : 48000)
+        let format = AudioFormat(sampleRate: rate, channels: options.audioSampleRate != nil || stream.channels != 1 ? 2 : 1)
+        startTime = options.startTime
         resampler = try FFResampler(format: format, failure: .transcodeFailed)
         output = try AudioAACEncoder(format: format, bitrate: options.resolvedAudioBitrate(channels: format.channels), mixer: mixer)
     }
@@ -62,6 +65,9 @@ final class AudioTranscodeProcessor: AudioPacketProcessor {
     private func resample(_ frame: UnsafeMutablePointer<AVFrame>?) throws(LivePushError) {
         if let frame, output.nextPts == nil {
             let ts = frame.pointee.best_effort_timestamp != FF.noPTS ? frame.pointee.best_effort_timestamp : frame.pointee.pts
+            let length = av_rescale_q(Int64(frame.pointee.nb_samples), AVRational(num: 1, den: max(1, frame.pointee.sample_rate)),
+                                      stream.timeBase)
+            if let start = startTime, ts != FF.noPTS, let end = FF.micros(ts + length, stream.timeBase), end <= start { return }
             output.nextPts = ts == FF.noPTS ? 0 : av_rescale_q(ts, stream.timeBase, AVRational(num: 1, den: sampleRate))
         }
         try resampler.convert(frame) { planes, count throws(LivePushError) in try output.write(planes, count: count) }

@@ -94,6 +94,14 @@ final class FFDemuxer {
         throw LivePushError(.mediaReadFailed, "\(path): \(FF.describe(rc))")
     }
 
+    /// Seeks to the keyframe at or before `micros` (file time, from the file's start).
+    func seek(toMicros micros: Int64) -> Bool {
+        guard let ctx = context else { return false }
+        av_packet_unref(packet)
+        let start = ctx.pointee.start_time != FF.noPTS ? ctx.pointee.start_time : 0
+        return avformat_seek_file(ctx, -1, Int64.min, start + micros, start + micros, 0) >= 0
+    }
+
     /// Seeks to the start of the file. Formats with timestamp discontinuities (MPEG-TS) are
     /// rewound by byte position, others by timestamp. False when the seek failed.
     func seekToStart() -> Bool {

@@ -15,10 +15,9 @@ final class GeneratedAudioProcessor: AudioPacketProcessor {
     /// Video time (µs) the track has been generated up to; nil before the first video frame.
     private var covered: Int64?
 
-    static let format = AudioFormat(sampleRate: 44100, channels: 2)
-
     init(options: MediaSourceOptions, mixer: AudioMixer) throws(LivePushError) {
-        output = try AudioAACEncoder(format: Self.format, bitrate: options.resolvedAudioBitrate(channels: Self.format.channels),
+        let format = AudioFormat(sampleRate: options.audioSampleRate ?? 44100, channels: 2)
+        output = try AudioAACEncoder(format: format, bitrate: options.resolvedAudioBitrate(channels: format.channels),
                                      mixer: mixer)
     }
 

@@ -17,6 +17,9 @@ public enum MediaSourceFactory {
 
     static func open(path: String, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) -> any MediaSource {
         let demuxer = try FFDemuxer(path: path)
+        if let start = options.startTime, start > 0, !demuxer.seek(toMicros: start) {
+            throw LivePushError(.mediaReadFailed, "\(path): cannot seek to \(Double(start) / 1_000_000) s")
+        }
         let videoStream = demuxer.streams.first { $0.mediaType == .video && !$0.isAttachedPicture }
         let audioStream = demuxer.streams.first { $0.mediaType == .audio }
         guard videoStream != nil || audioStream != nil else {

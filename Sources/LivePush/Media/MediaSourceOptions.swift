@@ -44,6 +44,11 @@ public struct MediaSourceOptions: Sendable, Equatable {
     public var audioMixing = false
     /// Image pushed while paused (set by the pusher from ``PushConfig/pauseImage``).
     var pauseImage: String?
+    /// Start here (µs of the file) instead of at the beginning: the demuxer seeks before it,
+    /// and encoded tracks drop the frames decoded before it (playout clips' `in` points).
+    var startTime: Int64?
+    /// Encoded audio at this rate (44.1 or 48 kHz) whatever the source's (a playout channel's format).
+    var audioSampleRate: Int?
 
     /// Whether any option needs the video decoded and encoded even when it could be copied.
     var needsVideoEncoding: Bool { forceTranscode || encodeVideo || outputSize != nil || frameRate != nil || pauseImage != nil }

@@ -110,6 +110,8 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
 
     private func handle(_ decoded: UnsafeMutablePointer<AVFrame>, into out: inout [MediaPacket]) throws(LivePushError) {
         let time = sourceTime(of: decoded)
+        // Before the start point (a clip's `in`): decoded for the frames after it, not sent.
+        if let start = options.startTime, time < start - settings.frameDuration / 2 { return }
         let times = outputTimes(for: time)
         guard !times.isEmpty else { return }
         guard var frame = try filterable(decoded, at: time) else { return }

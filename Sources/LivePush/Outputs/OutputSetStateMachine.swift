@@ -55,8 +55,13 @@ struct OutputSetStateMachine: Sendable {
             }
         case .connectionLost(let error):
             states[id] = .reconnecting
+            if !anyPublishing {
+                decision.forward.append(.connectionLost(error))
+            } else if congested.remove(id) != nil, congested.isEmpty {
+                // A dead output no longer holds the encoder's rate down for the others.
+                decision.forward.append(.network(.recovered))
+            }
             congested.remove(id)
-            if !anyPublishing { decision.forward.append(.connectionLost(error)) }
         case .reconnectRequested:
             states[id] = .reconnecting
             if !anyPublishing { decision.forward.append(.reconnectRequested) }

@@ -1,0 +1,106 @@
+/// One playout entry as an input: a file from its `in` point to its `out` point (seconds).
+///
+/// - **Encode mode** (the channel's format): the file is decoded from the keyframe before `in`,
+///   frames before `in` are dropped before the encoder, and nothing at or after `out` is sent:
+///   the entry lasts (out − in) to the frame. A clip without audio gets silence (mixing mode).
+/// - **Copy mode**: packets are sent as they are, so cuts fall on keyframes: the entry starts
+///   at the first keyframe at or after `in` (audio from there) and ends before the first
+///   keyframe at or after `out` (audio up to there). Each entry is within one GOP of its length.
+///
+/// A clip that ends before `out` ends there, without an error.
+final class ClipInput: MediaSource {
+    private let source: any MediaSource
+    private let copy: Bool
+    private let inPoint: Int64
+    private let outPoint: Int64
+    /// Copy mode: where the video started (the keyframe at or after `in`) and where it ends.
+    private var videoStart: Int64?
+    private var videoEnd: Int64?
+    private var done: (video: Bool, audio: Bool)
+    /// The latest presentation time handed out (µs of the file).
+    private(set) var position: Int64
+
+    init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
+         hooks: PipelineHooks) throws(LivePushError) {
+        inPoint = Int64((inSeconds * 1_000_000).rounded())
+        outPoint = Int64((outSeconds * 1_000_000).rounded())
+        var options = options
+        options.startTime = inPoint
+        if !copy {
+            options.forceTranscode = true
+            options.audioMixing = true
+        }
+        source = try MediaSourceFactory.open(path: path, options: options, hooks: hooks)
+        self.copy = copy
+        position = inPoint
+        done = (source.info.video == nil, source.info.audio == nil)
+    }
+
+    var info: StreamInfo { source.info }
+
+    /// Encode mode: the file's first frames are at `in`. Copy mode: the first keyframe says.
+    var start: MediaStart? { copy ? nil : source.start }
+
+    /// Seconds of the entry sent so far.
+    var played: Double { Double(position - inPoint) / 1_000_000 }
+
+    func nextPacket() throws(LivePushError) -> MediaPacket? {
+        while !(done.video && done.audio) {
+            guard let packet = try source.nextPacket() else { return nil }
+            if let kept = cut(packet) {
+                position = max(position, kept.pts)
+                return kept
+            }
+        }
+        return nil
+    }
+
+    /// The packet if it falls inside the entry; marks a track done once it passes `out`.
+    private func cut(_ packet: MediaPacket) -> MediaPacket? {
+        switch packet.kind {
+        case .video:
+            guard !done.video else { return nil }
+            if copy {
+                if videoStart == nil {
+                    guard packet.isKeyframe, packet.pts >= inPoint - 1000 else { return nil }
+                    videoStart = packet.pts
+                }
+                if packet.isKeyframe, packet.pts >= outPoint - 1000, packet.pts > videoStart! {
+                    videoEnd = packet.pts
+                    done.video = true
+                    return nil
+                }
+                return packet
+            }
+            guard packet.pts < outPoint else {
+                done.video = true
+                return nil
+            }
+            return packet
+        case .audio:
+            guard !done.audio else { return nil }
+            // Copy mode: the sound starts with the first picture and ends with the last.
+            let from = copy ? videoStart ?? (source.info.video == nil ? inPoint : nil) : inPoint
+            guard let from else { return nil }
+            // Copy mode with video: until the keyframe that ends the pictures (not known yet: go on).
+            let end = copy && source.info.video != nil ? (videoEnd ?? .max) : outPoint
+            guard packet.pts < end else {
+                done.audio = true
+                return nil
+            }
+            return packet.pts + packet.duration > from ? packet : nil
+        }
+    }
+
+    func rewind() throws(LivePushError) {
+        throw LivePushError(.invalidState, "a playout entry is not rewound; the timeline opens it again")
+    }
+
+    func suspend() throws(LivePushError) -> [MediaPacket] {
+        try source.suspend().compactMap(cut)
+    }
+
+    func setVideoBitrate(_ bitsPerSecond: Int) {
+        source.setVideoBitrate(bitsPerSecond)
+    }
+}

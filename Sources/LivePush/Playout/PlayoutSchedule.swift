@@ -1,0 +1,119 @@
+/// What a channel plays: content clips laid end to end (the main content timeline), ads placed
+/// on it, and how often the main content repeats. The terms are the Media Player Framework's
+/// (`appendContentClip`, `scheduleClip` with `AdInfo`): times are seconds, `in`/`out` are the
+/// clip's `clipBeginMediaTime`/`clipEndMediaTime`.
+///
+/// The JSON form (`livepush playout SCHEDULE.json`):
+/// ```json
+/// { "loop": 2,
+///   "content": [ {"id": "a", "source": "A.mp4", "in": 2, "out": 8} ],
+///   "ads": [ {"id": "y1", "source": "Y.mp4", "type": "midroll", "at": 4, "in": 0, "out": 2, "deleteAfterPlay": true},
+///            {"id": "x2", "source": "X.mp4", "type": "pod", "appendTo": "y1", "in": 0, "out": 1} ] }
+/// ```
+/// `loop` is a count (default 1) or `"forever"`; `deleteAfterPlay` defaults to false (the ad
+/// plays every time its point comes around). ``validate()`` refuses a bad schedule before
+/// anything is pushed, naming the entry and the field.
+public struct PlayoutSchedule: Sendable, Equatable {
+    public struct Clip: Sendable, Equatable {
+        public var id: String
+        /// A file path (relative paths are resolved by whoever loads the schedule).
+        public var source: String
+        public var inPoint: Double
+        public var outPoint: Double
+
+        public init(id: String, source: String, in inPoint: Double, out outPoint: Double) {
+            self.id = id
+            self.source = source
+            self.inPoint = inPoint
+            self.outPoint = outPoint
+        }
+
+        public var duration: Double { outPoint - inPoint }
+    }
+
+    public enum AdType: String, Sendable, Equatable, CaseIterable {
+        case preroll, midroll, postroll, pod
+    }
+
+    public struct Ad: Sendable, Equatable {
+        public var clip: Clip
+        public var type: AdType
+        /// Midroll: the point of the main content timeline, seconds.
+        public var at: Double?
+        /// Pod: the ad this one follows.
+        public var appendTo: String?
+        public var deleteAfterPlay: Bool
+
+        public init(clip: Clip, type: AdType, at: Double? = nil, appendTo: String? = nil, deleteAfterPlay: Bool = false) {
+            self.clip = clip
+            self.type = type
+            self.at = at
+            self.appendTo = appendTo
+            self.deleteAfterPlay = deleteAfterPlay
+        }
+    }
+
+    public enum Loop: Sendable, Equatable {
+        case times(Int)
+        case forever
+    }
+
+    public var loop: Loop
+    public var content: [Clip]
+    public var ads: [Ad]
+
+    public init(loop: Loop = .times(1), content: [Clip], ads: [Ad] = []) {
+        self.loop = loop
+        self.content = content
+        self.ads = ads
+    }
+
+    /// The main content timeline's length: the clips' (out − in) end to end.
+    public var mainDuration: Double { content.reduce(0) { $0 + $1.duration } }
+
+    /// Throws `scheduleInvalid` naming the first bad entry and field.
+    public func validate() throws(LivePushError) {
+        func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
+            LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
+        }
+        if case .times(let n) = loop, n < 1 { throw refuse("schedule", "loop", "must be at least 1 or \"forever\"") }
+        guard !content.isEmpty else { throw refuse("schedule", "content", "needs at least one clip") }
+        var ids = Set<String>()
+        for clip in content + ads.map(\.clip) {
+            guard !clip.id.isEmpty else { throw refuse("?", "id", "is empty") }
+            guard ids.insert(clip.id).inserted else { throw refuse(clip.id, "id", "is used twice") }
+            guard !clip.source.isEmpty else { throw refuse(clip.id, "source", "is empty") }
+            guard clip.inPoint >= 0, clip.inPoint.isFinite else { throw refuse(clip.id, "in", "must be 0 or more") }
+            guard clip.outPoint.isFinite, clip.inPoint < clip.outPoint else {
+                throw refuse(clip.id, "out", "must be after in (\(clip.inPoint))")
+            }
+        }
+        let main = mainDuration
+        for ad in ads {
+            switch ad.type {
+            case .midroll:
+                guard let at = ad.at else { throw refuse(ad.clip.id, "at", "is required for a midroll") }
+                guard at >= 0, at <= main else {
+                    throw refuse(ad.clip.id, "at", "\(at) s is beyond the main content (\(main) s)")
+                }
+            case .pod:
+                guard let parent = ad.appendTo else { throw refuse(ad.clip.id, "appendTo", "is required for a pod") }
+                guard ads.contains(where: { $0.clip.id == parent }) else {
+                    throw refuse(ad.clip.id, "appendTo", "names no ad (\"\(parent)\")")
+                }
+                guard parent != ad.clip.id else { throw refuse(ad.clip.id, "appendTo", "names the ad itself") }
+            case .preroll, .postroll:
+                break
+            }
+        }
+        // A pod chain must reach a preroll, midroll or postroll (not go round in a circle).
+        for ad in ads where ad.type == .pod {
+            var seen: Set<String> = [ad.clip.id]
+            var current = ad
+            while current.type == .pod, let parent = ads.first(where: { $0.clip.id == current.appendTo }) {
+                guard seen.insert(parent.clip.id).inserted else { throw refuse(ad.clip.id, "appendTo", "pods form a circle") }
+                current = parent
+            }
+        }
+    }
+}
