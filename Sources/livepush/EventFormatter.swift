@@ -39,6 +39,10 @@ enum EventFormatter {
             fields.append(("duration", .double(seconds(duration))))
         case .filterCreated(let name), .filterDestroyed(let name), .filterFailed(let name, _):
             fields.append(("filter", .string(name)))
+        case .playout(.entryStarted(let entry)), .playout(.entryEnded(let entry)), .playout(.entryFailed(let entry, _)):
+            fields.append(("entry", json(entry)))
+        case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
+            fields.append(("break", .string(name)))
         default:
             break
         }
@@ -55,6 +59,15 @@ enum EventFormatter {
             ("name", .string(error.code.name)),
             ("message", .string(error.message)),
         ])
+    }
+
+    static func json(_ entry: PlayoutEntry) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(entry.id)), ("kind", .string(entry.kind.rawValue)), ("source", .string(entry.source)),
+            ("in", .double(entry.inPoint)), ("out", .double(entry.outPoint)),
+        ]
+        if let name = entry.adBreak { fields.append(("break", .string(name))) }
+        return .object(fields)
     }
 
     static func json(_ s: PushStats) -> JSONValue {
@@ -139,6 +152,10 @@ enum EventFormatter {
             return "\(head) \(name)"
         case .filterFailed(let name, let error):
             return "\(head) \(name): \(error.code.rawValue) [\(error.code.hex)] \(error.message)"
+        case .playout(.entryStarted(let e)), .playout(.entryEnded(let e)):
+            return "\(head) \(e.kind.rawValue) \(e.id) (\(e.source) \(e.inPoint)-\(e.outPoint) s)"
+        case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
+            return "\(head) \(name)"
         default:
             if let error = event.error { return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message)" }
             return head

@@ -215,17 +215,20 @@ struct PushCommand: AsyncParsableCommand {
         emitLine(message)
     }
 
-    /// Prints the error with its code and returns the exit status to throw.
-    private func fail(_ error: LivePushError) -> ExitCode {
-        if json {
-            emitLine(JSONValue.object([("event", .string("error")), ("error", EventFormatter.json(error))]).encoded)
-        }
-        Console.error("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n")
-        return ExitCode.failure
-    }
+    private func fail(_ error: LivePushError) -> ExitCode { failure(error, json: json) }
 }
 
 func emitLine(_ line: String) { Console.line(line) }
+
+/// Prints the error with its code (and, with `--json`, as a JSON line) and returns the exit
+/// status to throw.
+func failure(_ error: LivePushError, json: Bool) -> ExitCode {
+    if json {
+        emitLine(JSONValue.object([("event", .string("error")), ("error", EventFormatter.json(error))]).encoded)
+    }
+    Console.error("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n")
+    return ExitCode.failure
+}
 
 /// `--loop N` or `--loop forever`.
 struct LoopOption: ExpressibleByArgument {

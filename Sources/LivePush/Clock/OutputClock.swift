@@ -22,6 +22,8 @@ struct OutputClock: Sendable {
     /// Set by `beginSegment`; the next packet applies it.
     private var pendingSegment: MediaStart?? = .some(nil)
     private var stampedAny = false
+    /// The current segment's presentation start, input time.
+    private var segmentStart = Int64.min
     /// Where each track's stamped media ends (presentation), output time.
     private(set) var videoEnd = Int64.min
     private(set) var audioEnd = Int64.min
@@ -51,13 +53,18 @@ struct OutputClock: Sendable {
         pendingSegment = .some(start)
     }
 
+    /// Whether the packet belongs on the output: audio that lies (mostly) before its segment's
+    /// start is not sent. That is an encoder's priming frame, or sound from before a clip's
+    /// `in` point: it would overlap what the previous segment sent, and a decoder that plays
+    /// frames back to back would put every later sample late by its length.
+    mutating func admits(_ packet: MediaPacket) -> Bool {
+        beginPendingSegment(with: packet)
+        return packet.kind == .video || packet.isSequenceHeader || packet.pts + packet.duration / 2 > segmentStart
+    }
+
     /// The packet on output time.
     mutating func stamp(_ packet: MediaPacket) -> MediaPacket {
-        if case .some(let announced) = pendingSegment {
-            pendingSegment = .none
-            let start = announced ?? MediaStart(presentation: packet.pts, decode: packet.dts)
-            offset = stampedAny ? end - start.presentation : -min(start.decode, start.presentation)
-        }
+        beginPendingSegment(with: packet)
         stampedAny = true
         var out = packet
         out.dts += offset
@@ -78,6 +85,15 @@ struct OutputClock: Sendable {
     func presentationTime(of packet: MediaPacket) -> Int64? {
         if case .some = pendingSegment { return nil }
         return packet.pts + offset
+    }
+
+    /// The first packet after `beginSegment` fixes the segment's mapping.
+    private mutating func beginPendingSegment(with packet: MediaPacket) {
+        guard case .some(let announced) = pendingSegment else { return }
+        pendingSegment = .none
+        let start = announced ?? MediaStart(presentation: packet.pts, decode: packet.dts)
+        segmentStart = start.presentation
+        offset = stampedAny ? end - start.presentation : -min(start.decode, start.presentation)
     }
 
     // MARK: Output time → wall clock (real time)

@@ -24,12 +24,18 @@ public final class StillInput: MediaSource {
         try self.init(image: path, video: video, audio: audio, duration: duration, options: options, mixer: nil)
     }
 
-    /// With a mixer, the BGM and effects play over the silence (the pause image).
+    /// With a mixer, the BGM and effects play over the silence (the pause image). With
+    /// `blackWithoutImage`, no image means a black picture rather than no video (a default slate).
     init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
-         duration: Duration?, options: MediaSourceOptions, mixer: AudioMixer?) throws(LivePushError) {
-        encoder = try RawFrameEncoder(video: path == nil ? nil : video, audio: audio, options: options, mixer: mixer)
-        if let path, let track = encoder.info.video {
-            picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
+         duration: Duration?, options: MediaSourceOptions, mixer: AudioMixer?, blackWithoutImage: Bool = false) throws(LivePushError) {
+        let hasVideo = path != nil || blackWithoutImage
+        encoder = try RawFrameEncoder(video: hasVideo ? video : nil, audio: audio, options: options, mixer: mixer)
+        if hasVideo, let track = encoder.info.video {
+            if let path {
+                picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
+            } else {
+                picture = try VideoFrame(width: track.width, height: track.height)
+            }
             frameDuration = Int64((1_000_000 / track.frameRate).rounded())
         } else {
             picture = nil
@@ -41,6 +47,9 @@ public final class StillInput: MediaSource {
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
         try encoder.nextPacket(taking: generate)
     }
+
+    /// The picture and the sound start at 0 (the audio encoder's priming frame comes before).
+    public var start: MediaStart? { MediaStart(presentation: 0, decode: 0) }
 
     /// What is still in the encoders is a moment of the same picture: not worth sending.
     public func suspend() throws(LivePushError) -> [MediaPacket] {
@@ -55,11 +64,13 @@ public final class StillInput: MediaSource {
     /// The next frame in timestamp order: the picture again, or 1024 samples of silence.
     private func generate() throws(LivePushError) -> RawFrameEncoder.Next {
         let audioFormat = encoder.audioEncoder?.format
-        let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) }
-        let videoTime = picture == nil ? nil : nextVideo
-        guard let time = [videoTime, audioTime].compactMap({ $0 }).min(), end.map({ time < $0 }) ?? true else {
-            return .end
+        // Both tracks end at `end`: pictures that start before it, sound frames mostly before it.
+        let halfAudioFrame = audioFormat.map { $0.micros(ofSamples: Int64(samplesPerFrame)) / 2 } ?? 0
+        let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) }.flatMap { time in
+            end.map { time + halfAudioFrame < $0 } ?? true ? time : nil
         }
+        let videoTime = picture == nil ? nil : end.map { nextVideo < $0 } ?? true ? nextVideo : nil
+        guard let time = [videoTime, audioTime].compactMap({ $0 }).min() else { return .end }
         if let picture, time == videoTime {
             var frame = picture  // shares the pixels; the encoder only reads them
             frame.timestamp = time

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One playout entry as an input: a file from its `in` point to its `out` point (seconds).
 ///
 /// - **Encode mode** (the channel's format): the file is decoded from the keyframe before `in`,
@@ -8,7 +10,9 @@
 ///   keyframe at or after `out` (audio up to there). Each entry is within one GOP of its length.
 ///
 /// A clip that ends before `out` ends there, without an error.
-final class ClipInput: MediaSource {
+///
+/// The producer thread uses it; other threads only read ``played`` (under its own lock).
+final class ClipInput: MediaSource, @unchecked Sendable {
     private let source: any MediaSource
     private let copy: Bool
     private let inPoint: Int64
@@ -18,7 +22,7 @@ final class ClipInput: MediaSource {
     private var videoEnd: Int64?
     private var done: (video: Bool, audio: Bool)
     /// The latest presentation time handed out (µs of the file).
-    private(set) var position: Int64
+    private let position: Mutex<Int64>
 
     init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
          hooks: PipelineHooks) throws(LivePushError) {
@@ -32,23 +36,23 @@ final class ClipInput: MediaSource {
         }
         source = try MediaSourceFactory.open(path: path, options: options, hooks: hooks)
         self.copy = copy
-        position = inPoint
+        position = Mutex(inPoint)
         done = (source.info.video == nil, source.info.audio == nil)
     }
 
     var info: StreamInfo { source.info }
 
-    /// Encode mode: the file's first frames are at `in`. Copy mode: the first keyframe says.
-    var start: MediaStart? { copy ? nil : source.start }
+    /// The first packet kept says where the entry starts (what the file has before `in` is cut).
+    var start: MediaStart? { nil }
 
     /// Seconds of the entry sent so far.
-    var played: Double { Double(position - inPoint) / 1_000_000 }
+    var played: Double { Double(position.withLock { $0 } - inPoint) / 1_000_000 }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
         while !(done.video && done.audio) {
             guard let packet = try source.nextPacket() else { return nil }
             if let kept = cut(packet) {
-                position = max(position, kept.pts)
+                position.withLock { $0 = max($0, kept.pts) }
                 return kept
             }
         }
@@ -84,11 +88,13 @@ final class ClipInput: MediaSource {
             guard let from else { return nil }
             // Copy mode with video: until the keyframe that ends the pictures (not known yet: go on).
             let end = copy && source.info.video != nil ? (videoEnd ?? .max) : outPoint
-            guard packet.pts < end else {
+            // A sound frame belongs to the entry when most of it lies inside.
+            let half = packet.duration / 2
+            guard packet.pts + half < end else {
                 done.audio = true
                 return nil
             }
-            return packet.pts + packet.duration > from ? packet : nil
+            return packet.pts + half > from ? packet : nil
         }
     }
 

@@ -92,6 +92,7 @@ final class EventHub: Sendable {
         case .filterDestroyed(let name): d.filter?.pusher(p, filterDestroyed: name)
         case .filterFailed(let name, let e): d.filter?.pusher(p, filterFailed: name, error: e)
         case .output(let id, let url, let event): d.network?.pusher(p, output: id, url: url, event: event)
+        case .playout(let event): d.info?.pusher(p, playout: event)
         }
     }
 

@@ -16,7 +16,7 @@ public final class LivePusher: Sendable {
     public let config: PushConfig
     private let hub = EventHub()
     private let machine = Mutex(PushStateMachine())
-    private let session = Mutex<PushSession?>(nil)
+    let session = Mutex<PushSession?>(nil)
     private let lastStats = Mutex(PushStats())
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
@@ -112,7 +112,7 @@ public final class LivePusher: Sendable {
         try start(source: UncheckedTransfer(value: source), urls: Self.parse(urls))
     }
 
-    private static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
+    static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
         guard !urls.isEmpty else { throw LivePushError(.invalidURL, "no push URL given") }
         var parsed: [PushURL] = []
         for url in urls { parsed.append(try PushURL(url)) }
@@ -121,13 +121,13 @@ public final class LivePusher: Sendable {
 
     /// Throws unless a push may start now; then clears the pipeline's figures of the last push
     /// (before the source opens: its encoder records its first bitrate there).
-    private func checkCanStart() throws(LivePushError) {
+    func checkCanStart() throws(LivePushError) {
         var probe = machine.withLock { $0 }
         try probe.apply(.start)
         hooks.resetStats()
     }
 
-    private func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL]) throws(LivePushError) {
+    func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL], sequence: (any InputSequence)? = nil) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible) { [weak self] error in
@@ -142,7 +142,7 @@ public final class LivePusher: Sendable {
             throw error
         }
         let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder,
-                                     slate: slate) { [weak self] signal in
+                                     slate: slate, sequence: sequence) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }

@@ -10,6 +10,8 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, didUpdate stats: PushStats)
     /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
     func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
+    /// A playout channel's timeline moved on (entries, ad breaks, failures, changes).
+    func pusher(_ pusher: LivePusher, playout event: PlayoutEvent)
 }
 
 extension LivePusherInfoDelegate {
@@ -20,6 +22,7 @@ extension LivePusherInfoDelegate {
     public func pusherDidStop(_ pusher: LivePusher, stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
+    public func pusher(_ pusher: LivePusher, playout event: PlayoutEvent) {}
 }
 
 /// Network callbacks (reference: `AlivcLivePusherNetworkDelegate`). Every method is optional.

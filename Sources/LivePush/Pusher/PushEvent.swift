@@ -67,6 +67,11 @@ public enum PushEvent: Sendable, Equatable {
     /// events describe the push as a whole (see ``LivePusher/start(file:urls:)``).
     indirect case output(id: Int, url: String, PushEvent)
 
+    // Playout (info group)
+    /// The channel's timeline moved on: an entry or an ad break started or ended, an entry
+    /// failed and the slate stands in, or the running order changed.
+    case playout(PlayoutEvent)
+
     public enum Group: String, Sendable { case info, network, error, bgm, filter }
 
     public var group: Group {
@@ -80,6 +85,7 @@ public enum PushEvent: Sendable, Equatable {
              .bgmDownloadTimeout: .bgm
         case .filterCreated, .filterDestroyed, .filterFailed: .filter
         case .output(_, _, let event): event.group
+        case .playout: .info
         }
     }
 
@@ -120,6 +126,7 @@ public enum PushEvent: Sendable, Equatable {
         case .filterDestroyed: "filterDestroyed"
         case .filterFailed: "filterFailed"
         case .output(_, _, let event): event.name
+        case .playout(let event): event.name
         }
     }
 
@@ -130,6 +137,7 @@ public enum PushEvent: Sendable, Equatable {
              .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e): e
         case .stateChanged(.failed(let e)): e
         case .output(_, _, let event): event.error
+        case .playout(.entryFailed(_, let e)): e
         default: nil
         }
     }

@@ -2,7 +2,8 @@
 /// ``OutputClock``, paces them (real time) and hands each to every output.
 ///
 /// Switching is the one way the on-air input changes: a loop switches to the same input
-/// again, the pause image switches to the slate and back. Each switch starts a clock segment,
+/// again, the pause image switches to the slate and back, a playout timeline
+/// (``InputSequence``) switches to its next entry. Each switch starts a clock segment,
 /// and when the new input's codec configuration differs, a sequence header goes out before
 /// its first frame of that track.
 extension PushSession {
@@ -29,6 +30,8 @@ extension PushSession {
         var awaitingKeyframe = true
         var pass = 1
         var batchEnd = Int64.min
+        /// A skip was asked for: the input on air ends now.
+        var skipping = false
 
         /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
         /// from wherever it stands (`fromStart: false`: back from the slate).
@@ -67,9 +70,21 @@ extension PushSession {
                     deliver(packet)
                     continue
                 }
-                let next = air.replay.isEmpty ? try air.input.nextPacket() : air.replay.removeFirst()
-                guard let packet = next else {
+                if air.skipping {
+                    air.skipping = false
+                    try takeOffAir(&air)
+                    air.held[ObjectIdentifier(air.input)] = nil
+                    guard let next = sequence?.nextInput() else { break }
+                    air.switchTo(next, fromStart: true)
+                    continue
+                }
+                guard let packet = try nextPacket(&air) else {
                     guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
+                    if let sequence {
+                        guard let next = sequence.nextInput() else { break }
+                        air.switchTo(next, fromStart: true)
+                        continue
+                    }
                     if case .times(let total) = config.looping, air.pass >= total { break }
                     if lock.withLock({ stopRequested }) { return }
                     try air.input.rewind()
@@ -82,6 +97,7 @@ extension PushSession {
                     guard packet.isKeyframe else { continue }
                     air.awaitingKeyframe = false
                 }
+                guard air.clock.admits(packet) else { continue }
                 let stamped = air.clock.stamp(packet)
                 // Owed by the input this packet came from (a switch while it waits is the next one's).
                 let header = takeOwedHeader(for: stamped, &air)
@@ -99,6 +115,19 @@ extension PushSession {
     private func fail(_ error: LivePushError) {
         requestStop()
         signal(.sourceFailed(error))
+    }
+
+    /// The next packet of the input on air (what it held first). When it fails mid-way and a
+    /// sequence plays, what the sequence puts in its place goes on air instead.
+    private func nextPacket(_ air: inout OnAir) throws(LivePushError) -> MediaPacket? {
+        if !air.replay.isEmpty { return air.replay.removeFirst() }
+        do {
+            return try air.input.nextPacket()
+        } catch {
+            guard let sequence, let standIn = sequence.inputFailed(error) else { throw error }
+            air.switchTo(standIn, fromStart: true)
+            return try nextPacket(&air)
+        }
     }
 
     private func deliver(_ packet: MediaPacket) {
@@ -141,6 +170,8 @@ extension PushSession {
                 try takeOffAir(&air)
                 air.suspended = nil
                 air.switchTo(main, fromStart: false)
+            case .skip:
+                air.skipping = sequence != nil && air.suspended == nil
             case .setBitrate(let bitrate):
                 (air.suspended ?? air.input).setVideoBitrate(bitrate)
             }

@@ -25,6 +25,8 @@ final class PushSession: @unchecked Sendable {
     let signal: @Sendable (Signal) -> Void
     /// What the producer plays instead of the input while paused with an image.
     let slate: UncheckedTransfer<any MediaSource>?
+    /// What follows the first input (a playout timeline); nil: the input, looped as configured.
+    let sequence: (any InputSequence)?
     let lock = ConditionLock()
     /// Outputs report from their own threads; folding a signal and passing on what it means
     /// happen under this lock, so the pusher hears the push's changes in the order they happened.
@@ -39,11 +41,13 @@ final class PushSession: @unchecked Sendable {
     private var startedAt: Int64 = 0
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
-         slate: UncheckedTransfer<any MediaSource>? = nil, signal: @escaping @Sendable (Signal) -> Void) {
+         slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
+         signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
         self.info = info
         self.recorder = recorder
         self.slate = slate
+        self.sequence = sequence
         // The recording is closed before the pusher hears that the push ended, so that the file
         // is complete when `stopped` arrives.
         self.signal = { event in

@@ -9,6 +9,8 @@ enum SessionCommand: Sendable {
     case showSlate
     /// Back from the slate to the input, on a keyframe, where the slate ended.
     case leaveSlate
+    /// End the entry on air now and go on with the next (playout).
+    case skip
     /// The video encoder's bitrate from its next frame, bit/s (adaptive bitrate).
     case setBitrate(Int)
 }

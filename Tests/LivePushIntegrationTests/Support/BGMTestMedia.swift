@@ -36,9 +36,13 @@ struct ToneAnalysis {
     static let rate = 8000
     let samples: [Float]
 
-    init(recording path: String) throws {
-        let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vn", "-ac", "1",
-                                                      "-ar", "\(Self.rate)", "-f", "f32le", "-"], timeout: 60)
+    /// With `byTimestamps`, sample n is at time n / rate even where the packets' timestamps
+    /// leave a hole (filled with silence) or overlap (trimmed), as a player that follows the
+    /// timestamps would render it; otherwise the decoded frames are laid back to back.
+    init(recording path: String, byTimestamps: Bool = false) throws {
+        let resync = byTimestamps ? ["-af", "aresample=async=1:min_hard_comp=0.001:first_pts=0"] : []
+        let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-vn", "-ac", "1"] + resync
+                                           + ["-ar", "\(Self.rate)", "-f", "f32le", "-"], timeout: 60)
         guard result.succeeded else { throw TimeoutError(what: "ffmpeg decode failed: \(result.summary)") }
         samples = result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }

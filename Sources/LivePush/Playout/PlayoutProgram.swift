@@ -1,0 +1,113 @@
+import Synchronization
+
+/// The playout driver: asks the ``PlayoutTimeline`` what plays next, opens it (a ``ClipInput``
+/// at the channel's format, or a slate when it cannot be played) and reports the timeline's
+/// events. The producer calls it at every end of an entry; the app's controls (schedule now,
+/// skip, append) reach the timeline under its lock.
+final class PlayoutProgram: InputSequence, @unchecked Sendable {
+    private struct State {
+        var timeline: PlayoutTimeline
+        var current: PlayoutEntry?
+        var input: ClipInput?
+    }
+
+    private let state: Mutex<State>
+    private let options: PlayoutOptions
+    private let hooks: PipelineHooks
+    private let report: @Sendable (PlayoutEvent) -> Void
+    /// Ends the entry on air now (set by the pusher: a ``SessionCommand/skip``).
+    var requestSkip: @Sendable () -> Void = {}
+
+    init(schedule: PlayoutSchedule, options: PlayoutOptions, hooks: PipelineHooks,
+         report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
+        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
+        self.options = options
+        self.hooks = hooks
+        self.report = report
+    }
+
+    /// The encoders' options at the channel's format.
+    private var mediaOptions: MediaSourceOptions {
+        var media = options.media
+        if !options.copy {
+            media.outputSize = VideoSize(width: options.width, height: options.height)
+            media.frameRate = options.frameRate
+            media.audioSampleRate = options.sampleRate
+            media.adaptiveBitrate = false
+        }
+        return media
+    }
+
+    // MARK: InputSequence (the producer thread)
+
+    func nextInput() -> (any MediaSource)? {
+        let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
+            let ended = state.current
+            state.current = state.timeline.next()
+            state.input = nil
+            return (ended, state.current)
+        }
+        if let ended {
+            report(.entryEnded(ended))
+            if let name = ended.adBreak, next?.adBreak != name { report(.adBreakEnded(name)) }
+        }
+        guard let next else { return nil }
+        if let name = next.adBreak, ended?.adBreak != name { report(.adBreakStarted(name)) }
+        report(.entryStarted(next))
+        do throws(LivePushError) {
+            let input = try ClipInput(path: next.source, in: next.inPoint, out: next.outPoint, options: mediaOptions,
+                                      copy: options.copy, hooks: hooks)
+            guard input.info.video != nil else {
+                throw LivePushError(.noUsableStream, "\(next.source): no video track")
+            }
+            state.withLock { $0.input = input }
+            return input
+        } catch {
+            return slate(for: next, seconds: next.duration, because: error)
+        }
+    }
+
+    func inputFailed(_ error: LivePushError) -> (any MediaSource)? {
+        let (entry, played) = state.withLock { ($0.current, $0.input?.played ?? 0) }
+        guard let entry else { return nil }
+        return slate(for: entry, seconds: max(0, entry.duration - played), because: error)
+    }
+
+    /// Still image and silence at the channel's format for `seconds`: the channel never goes off air.
+    private func slate(for entry: PlayoutEntry, seconds: Double, because error: LivePushError) -> (any MediaSource)? {
+        report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\" (\(entry.source)): \(error.message)")))
+        do {
+            return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
+                                                                          frameRate: options.frameRate),
+                                  audio: .init(sampleRate: options.sampleRate, channels: 2),
+                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: mediaOptions, mixer: hooks.audio,
+                                  blackWithoutImage: true)
+        } catch {
+            return nil
+        }
+    }
+
+    // MARK: Controls (any thread)
+
+    /// Plays `clip` at the current position (see ``PlayoutTimeline/scheduleNow(_:interruptingAfter:)``).
+    func scheduleNow(_ clip: PlayoutSchedule.Clip) {
+        let cutNow = state.withLock { $0.timeline.scheduleNow(clip, interruptingAfter: $0.input?.played ?? 0) }
+        report(.timelineChanged)
+        if cutNow { requestSkip() }
+    }
+
+    func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
+        try state.withLock { state throws(LivePushError) in try state.timeline.appendContent(clip) }
+        report(.timelineChanged)
+    }
+
+    func skip() {
+        report(.timelineChanged)
+        requestSkip()
+    }
+
+    /// The entry on air and the schedule as it stands.
+    var snapshot: (current: PlayoutEntry?, schedule: PlayoutSchedule) {
+        state.withLock { ($0.current, $0.timeline.remainingSchedule) }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+extension PlayoutSchedule {
+    /// Reads the JSON form (see ``PlayoutSchedule``) and validates it. Relative `source` paths
+    /// are resolved against `directory` (the schedule file's). Every refusal is
+    /// `scheduleInvalid` and names the entry and the field.
+    public init(json: Data, relativeTo directory: String? = nil) throws(LivePushError) {
+        func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
+            LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
+        }
+        guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let root) = decoded else {
+            throw LivePushError(.scheduleInvalid, "not a JSON object")
+        }
+        var loop = Loop.times(1)
+        switch root["loop"] {
+        case nil: break
+        case .string("forever"): loop = .forever
+        case .number(let n) where n == n.rounded() && abs(n) < 1e9: loop = .times(Int(n))
+        default: throw refuse("schedule", "loop", "must be a whole number or \"forever\"")
+        }
+
+        func resolve(_ source: String) -> String {
+            guard let directory, !source.hasPrefix("/") else { return source }
+            return URL(fileURLWithPath: directory).appendingPathComponent(source).path
+        }
+        func clip(_ object: [String: JSONField], index: Int, list: String) throws(LivePushError) -> Clip {
+            guard case .string(let id) = object["id"] else { throw refuse("\(list)[\(index)]", "id", "is missing or not a string") }
+            guard case .string(let source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
+            func seconds(_ field: String) throws(LivePushError) -> Double {
+                guard case .number(let value) = object[field] else { throw refuse(id, field, "is missing or not a number of seconds") }
+                return value
+            }
+            return Clip(id: id, source: resolve(source), in: try seconds("in"), out: try seconds("out"))
+        }
+        func objects(_ key: String, required: Bool) throws(LivePushError) -> [[String: JSONField]] {
+            guard let value = root[key] else {
+                if required { throw refuse("schedule", key, "is missing") }
+                return []
+            }
+            guard case .array(let items) = value else { throw refuse("schedule", key, "must be a list of objects") }
+            var list: [[String: JSONField]] = []
+            for item in items {
+                guard case .object(let object) = item else { throw refuse("schedule", key, "must be a list of objects") }
+                list.append(object)
+            }
+            return list
+        }
+
+        var content: [Clip] = []
+        for (index, object) in try objects("content", required: true).enumerated() {
+            content.append(try clip(object, index: index, list: "content"))
+        }
+        var ads: [Ad] = []
+        for (index, object) in try objects("ads", required: false).enumerated() {
+            let base = try clip(object, index: index, list: "ads")
+            guard case .string(let typeName) = object["type"], let type = AdType(rawValue: typeName) else {
+                throw refuse(base.id, "type", "must be one of " + AdType.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            var ad = Ad(clip: base, type: type)
+            switch object["at"] {
+            case nil: break
+            case .number(let at): ad.at = at
+            default: throw refuse(base.id, "at", "must be a number of seconds")
+            }
+            switch object["appendTo"] {
+            case nil: break
+            case .string(let parent): ad.appendTo = parent
+            default: throw refuse(base.id, "appendTo", "must be an ad's id")
+            }
+            switch object["deleteAfterPlay"] {
+            case nil: break
+            case .bool(let once): ad.deleteAfterPlay = once
+            default: throw refuse(base.id, "deleteAfterPlay", "must be true or false")
+            }
+            ads.append(ad)
+        }
+        self.init(loop: loop, content: content, ads: ads)
+        try validate()
+    }
+}
+
+/// Any JSON value, decoded strictly (a number is never a boolean, nor the other way round).
+enum JSONField: Decodable, Equatable {
+    case null, bool(Bool), number(Double), string(String), array([JSONField]), object([String: JSONField])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONField].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONField].self)) }
+    }
+}

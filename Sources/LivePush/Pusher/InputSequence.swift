@@ -1,0 +1,8 @@
+/// What the producer puts on air after its first input, one input at a time: a playout
+/// timeline. Called on the producer thread.
+protocol InputSequence: AnyObject, Sendable {
+    /// The input on air ended (or was skipped): the next one, or nil when the sequence is over.
+    func nextInput() -> (any MediaSource)?
+    /// The input on air failed mid-way: what stands in for the rest of it (nil: the push fails).
+    func inputFailed(_ error: LivePushError) -> (any MediaSource)?
+}

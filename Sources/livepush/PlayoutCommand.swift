@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import LivePush
+
+struct PlayoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playout",
+        abstract: "Play a schedule (content clips, ads, pods) as one continuous stream.",
+        discussion: """
+        The schedule is JSON (see the README's playout section); source paths are relative to \
+        the schedule file. A bad schedule is refused before anything is pushed: error \
+        805504001 [0x30030401] scheduleInvalid names the entry and the field. An entry that \
+        cannot be played is replaced by the slate for its duration and the channel goes on. \
+        Exit status: 0 when the timeline played to its end, 1 when the push failed, 64 for bad usage.
+        """
+    )
+
+    @Argument(help: "The schedule (JSON).")
+    var schedule: String
+
+    @Argument(help: "rtmp:// or rtmps:// URLs; several push the same channel to each.")
+    var urls: [String] = []
+
+    @Flag(help: "Push as fast as the server accepts instead of in real time.")
+    var fast = false
+
+    @Flag(help: "Copy mode: send the clips' H.264/AAC as they are (cuts on keyframes) instead of encoding every entry at the channel's format.")
+    var copy = false
+
+    @Option(help: "The channel's picture size (encode mode), WIDTHxHEIGHT.")
+    var size = "1280x720"
+
+    @Option(name: .customLong("frame-rate"), help: "The channel's frames per second (encode mode).")
+    var frameRate = 25.0
+
+    @Option(name: .customLong("sample-rate"), help: "The channel's audio sample rate (encode mode): 44100 or 48000.")
+    var sampleRate = 44_100
+
+    @Option(help: "The image shown (with silence) in place of an entry that cannot be played; default black.")
+    var slate: String?
+
+    @Option(help: "Also write the channel to this local FLV file.")
+    var record: String?
+
+    @Option(name: .customLong("video-bitrate"), help: "Video bitrate in kbit/s.")
+    var videoBitrate: Int?
+
+    @Flag(help: "Print one JSON object per event per line on standard output.")
+    var json = false
+
+    @OptionGroup(title: "Server verification (rtmps://)")
+    var serverTrust: ServerTrustOptions
+
+    func validate() throws {
+        if urls.isEmpty && record == nil { throw ValidationError("give at least one URL or --record FILE.flv") }
+        guard parsedSize != nil else { throw ValidationError("--size must be WIDTHxHEIGHT with even numbers") }
+        if !(frameRate > 0 && frameRate <= 120) { throw ValidationError("--frame-rate must be between 0 and 120") }
+        if ![44_100, 48_000].contains(sampleRate) { throw ValidationError("--sample-rate must be 44100 or 48000") }
+    }
+
+    private var parsedSize: (width: Int, height: Int)? {
+        let parts = size.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] % 2 == 0, parts[1] % 2 == 0 else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func run() async throws {
+        let plan: PlayoutSchedule
+        do {
+            guard let data = FileManager.default.contents(atPath: schedule) else {
+                throw LivePushError(.fileNotFound, schedule)
+            }
+            plan = try PlayoutSchedule(json: data, relativeTo: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
+        } catch let error as LivePushError {
+            throw failure(error, json: json)
+        }
+        var options = PlayoutOptions()
+        (options.width, options.height) = parsedSize ?? (1280, 720)
+        options.frameRate = frameRate
+        options.sampleRate = sampleRate
+        options.copy = copy
+        options.slateImage = slate
+        options.media.videoBitrateKbps = videoBitrate
+
+        var config = PushConfig()
+        config.pacing = fast ? .asFastAsPossible : .realTime
+        config.recordPath = record
+        config.statsInterval = .zero
+        serverTrust.apply(to: &config)
+        var targets = urls
+        var sink: EmbeddedReceiver?
+        if targets.isEmpty {
+            // Only a recording asked for: an embedded receiver takes the network side.
+            let receiver = try EmbeddedReceiver.start(recordDirectory: nil)
+            sink = receiver
+            targets = [receiver.url]
+        }
+        defer { sink?.stop() }
+
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        do {
+            try pusher.start(playout: plan, options: options, urls: targets)
+        } catch {
+            throw failure(error, json: json)
+        }
+        let interrupt = InterruptHandler { try? pusher.stop() }
+        defer { interrupt.cancel() }
+        let started = ContinuousClock.now
+        // Nobody is there to call `reconnect()` once the retries are used up: that ends the channel.
+        var retriesUsedUp: LivePushError?
+        for await event in events {
+            if case .reconnectFailed(let error) = event, retriesUsedUp == nil {
+                retriesUsedUp = error
+                try? pusher.stop()
+            }
+            if case .stateChanged = event { continue }
+            emitLine(json ? EventFormatter.json(event, at: ContinuousClock.now - started) : EventFormatter.text(event))
+        }
+        if case .failed(let error) = pusher.state { throw failure(error, json: json) }
+        if let retriesUsedUp { throw failure(retriesUsedUp, json: json) }
+    }
+}

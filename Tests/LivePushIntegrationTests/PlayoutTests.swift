@@ -1,0 +1,121 @@
+import Foundation
+import LivePush
+import XCTest
+
+/// A schedule played to nginx as one stream, then cut back into its entries by colour and tone:
+/// the order, each entry's length, the continuity of the timestamps and A/V at every splice.
+final class PlayoutTests: NginxTestCase {
+    /// The issue's schedule (clips: A 10 s, B 5 s, X and Y 3 s each).
+    private static let example = """
+    { "loop": 2,
+      "content": [ {"id": "a", "source": "A.mp4", "in": 2, "out": 8}, {"id": "b", "source": "B.mp4", "in": 0, "out": 4} ],
+      "ads": [
+        {"id": "x1", "source": "X.mp4", "type": "preroll", "in": 0, "out": 2, "deleteAfterPlay": true},
+        {"id": "y1", "source": "Y.mp4", "type": "midroll", "at": 4, "in": 0, "out": 2, "deleteAfterPlay": true},
+        {"id": "x2", "source": "X.mp4", "type": "pod", "appendTo": "y1", "in": 0, "out": 1, "deleteAfterPlay": true},
+        {"id": "y2", "source": "Y.mp4", "type": "midroll", "at": 8, "in": 0, "out": 1, "deleteAfterPlay": false},
+        {"id": "x3", "source": "X.mp4", "type": "postroll", "in": 0, "out": 1} ] }
+    """
+
+    private func makeClips() throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        try PlayoutClip.b.make(in: dir, seconds: 5)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        try PlayoutClip.y.make(in: dir, seconds: 3)
+    }
+
+    private func writeSchedule(_ json: String) throws -> String {
+        let path = dir.appendingPathComponent("schedule.json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func playout(_ schedule: String, stream: String, extra: [String] = ["--fast"]) throws -> ProcessRunner.Result {
+        try LivePushCLI.run(["playout", schedule, server.url(stream: stream), "--size", "320x240", "--json"] + extra, timeout: 120)
+    }
+
+    private func events(_ result: ProcessRunner.Result) -> [[String: Any]] {
+        result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    private func startedEntries(_ result: ProcessRunner.Result) -> [String] {
+        events(result).filter { $0["event"] as? String == "entryStarted" }.compactMap { ($0["entry"] as? [String: Any])?["id"] as? String }
+    }
+
+    /// Checks the recording against (clip, seconds) pairs: order, lengths (within `tolerance`
+    /// frames), the tone of each segment, A/V at each splice, and timestamp continuity.
+    private func check(_ recording: PlayoutRecording, against expected: [(PlayoutClip, Double)], tolerance: Int = 1,
+                       file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(recording.segments.map(\.name), expected.map(\.0.name), "\(recording.segments)", file: file, line: line)
+        guard recording.segments.count == expected.count else { return }
+        for (index, (segment, (clip, seconds))) in zip(recording.segments, expected).enumerated() {
+            let frames = Int((seconds * recording.frameRate).rounded())
+            XCTAssertLessThanOrEqual(abs(segment.frames - frames), tolerance,
+                                     "entry \(index) (\(clip.name)): \(segment.frames) frames, expected \(frames)", file: file, line: line)
+        }
+        let starts = recording.starts
+        for (index, (clip, seconds)) in expected.enumerated() where clip.tone > 0 {
+            let middle = starts[index] + seconds / 2
+            let level = recording.audio.level(clip.tone, from: middle - seconds / 4, to: middle + seconds / 4)
+            XCTAssertGreaterThan(level, 0.06, "entry \(index) (\(clip.name)) sounds like itself", file: file, line: line)
+            guard index > 0, expected[index - 1].0.tone != clip.tone, let heard = recording.audioSplice(to: clip, around: starts[index]) else { continue }
+            XCTAssertEqual(heard, starts[index], accuracy: 0.04, "A/V at the splice into entry \(index) (\(clip.name))", file: file, line: line)
+        }
+        recording.probe.assertWellFormed(file: file, line: line)
+        let video = recording.probe.videoPackets.compactMap(\.dtsTime)
+        let steps = zip(video, video.dropFirst()).map { $1 - $0 }
+        XCTAssertGreaterThan(steps.min() ?? 0, 0, "video timestamps increase", file: file, line: line)
+        // A splice lands where both tracks ended; the sound may run up to half an AAC frame
+        // (11.6 ms) past the last picture, which then stays that much longer on screen.
+        XCTAssertLessThanOrEqual(steps.max() ?? 1, 1 / recording.frameRate + 0.0125, "no gap in the pictures", file: file, line: line)
+        let audio = recording.probe.audioPackets.compactMap(\.dtsTime)
+        let audioSteps = zip(audio, audio.dropFirst()).map { $1 - $0 }
+        XCTAssertGreaterThan(audioSteps.min() ?? 0, 0, "audio timestamps increase", file: file, line: line)
+        XCTAssertLessThanOrEqual(audioSteps.max() ?? 1, 0.0233 + 0.0125, "no hole in the sound over half a frame", file: file, line: line)
+    }
+
+    func testTheIssuesScheduleInEncodeModeFrameExact() async throws {
+        try makeClips()
+        let result = try playout(try writeSchedule(Self.example), stream: "example")
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        XCTAssertEqual(startedEntries(result), ["x1", "a", "y1", "x2", "a", "b", "y2", "b", "a", "b", "y2", "b", "x3"])
+        let breaks = events(result).filter { ($0["event"] as? String)?.hasPrefix("adBreak") ?? false }.compactMap { $0["break"] as? String }
+        XCTAssertEqual(breaks, ["preroll", "preroll", "y1", "y1", "y2", "y2", "y2", "y2", "postroll", "postroll"])
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "example"), frameRate: 25)
+        let (a, b, x, y) = (PlayoutClip.a, PlayoutClip.b, PlayoutClip.x, PlayoutClip.y)
+        check(recording, against: [(x, 2), (a, 4), (y, 2), (x, 1), (a, 2), (b, 2), (y, 1), (b, 2),
+                                   (a, 6), (b, 2), (y, 1), (b, 2), (x, 1)])
+        XCTAssertEqual(recording.probe.presentationSpan, 28, accuracy: 0.1)
+    }
+
+    func testAMissingClipIsFilledByTheSlateAndTheChannelGoesOn() async throws {
+        try makeClips()
+        let schedule = try writeSchedule("""
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 2}, {"id": "gone", "source": "missing.mp4", "in": 0, "out": 1},
+                       {"id": "b", "source": "B.mp4", "in": 0, "out": 2} ] }
+        """)
+        let result = try playout(schedule, stream: "slate")
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let failed = events(result).filter { $0["event"] as? String == "entryFailed" }
+        XCTAssertEqual(failed.count, 1)
+        XCTAssertEqual(((failed.first?["error"] as? [String: Any])?["code"] as? Int), 805504002)
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "slate"), frameRate: 25)
+        check(recording, against: [(.a, 2), (.slate, 1), (.b, 2)])
+        XCTAssertLessThan(recording.audio.level(440, from: 2.2, to: 2.8) + recording.audio.level(660, from: 2.2, to: 2.8), 0.01,
+                          "silence under the slate")
+    }
+
+    func testABadScheduleIsRefusedBeforeAnythingIsPushed() throws {
+        let schedule = try writeSchedule("""
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 2} ],
+          "ads": [ {"id": "p", "source": "X.mp4", "type": "pod", "appendTo": "nobody", "in": 0, "out": 1} ] }
+        """)
+        let result = try LivePushCLI.run(["playout", schedule, server.url(stream: "bad")], timeout: 30)
+        XCTAssertEqual(result.exitCode, 1, result.summary)
+        XCTAssertTrue(result.stderrString.contains("805504001 [0x30030401] scheduleInvalid"), result.stderrString)
+        XCTAssertTrue(result.stderrString.contains("entry \"p\", field \"appendTo\""), result.stderrString)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingPath(stream: "bad")), "nothing was pushed")
+    }
+}
