@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +62,9 @@ let package = Package(
                 "LivePush",
                 "LivePushLoopback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The playout control endpoint (--control): HTTP with JSON on 127.0.0.1.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

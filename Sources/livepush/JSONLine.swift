@@ -6,9 +6,11 @@ enum JSONValue {
     case bool(Bool)
     case object([(String, JSONValue)])
     case array([JSONValue])
+    case null
 
     var encoded: String {
         switch self {
+        case .null: return "null"
         case .string(let s): return Self.quote(s)
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? String(d) : "null"

@@ -48,6 +48,9 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per event per line on standard output.")
     var json = false
 
+    @Option(help: "Serve the timeline controls (schedule-now, skip, append) over HTTP with JSON on HOST:PORT, e.g. 127.0.0.1:8089 (port 0: any free port; the address is printed).")
+    var control: String?
+
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
 
@@ -56,6 +59,14 @@ struct PlayoutCommand: AsyncParsableCommand {
         guard parsedSize != nil else { throw ValidationError("--size must be WIDTHxHEIGHT with even numbers") }
         if !(frameRate > 0 && frameRate <= 120) { throw ValidationError("--frame-rate must be between 0 and 120") }
         if ![44_100, 48_000].contains(sampleRate) { throw ValidationError("--sample-rate must be 44100 or 48000") }
+        if control != nil && controlAddress == nil { throw ValidationError("--control must be HOST:PORT") }
+    }
+
+    private var controlAddress: (host: String, port: Int)? {
+        guard let control, let colon = control.lastIndex(of: ":"), let port = Int(control[control.index(after: colon)...]),
+              (0...65_535).contains(port) else { return nil }
+        let host = String(control[..<colon])
+        return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
     private var parsedSize: (width: Int, height: Int)? {
@@ -99,11 +110,29 @@ struct PlayoutCommand: AsyncParsableCommand {
 
         let pusher = LivePusher(config: config)
         let events = pusher.events()
+        let playout: PlayoutControl
         do {
-            try pusher.start(playout: plan, options: options, urls: targets)
+            playout = try pusher.start(playout: plan, options: options, urls: targets)
         } catch {
             throw failure(error, json: json)
         }
+        let server = controlAddress.map { address in
+            let json = json
+            let server = PlayoutControlServer(control: playout, directory: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
+            return Task {
+                do {
+                    try await server.run(host: address.host, port: address.port) { port in
+                        let url = "http://\(address.host):\(port)"
+                        emitLine(json ? JSONValue.object([("event", .string("controlListening")), ("url", .string(url))]).encoded
+                                      : "[info] control endpoint listening on \(url)")
+                    }
+                } catch {
+                    Console.error("livepush: the control endpoint on \(address.host):\(address.port) failed: \(error)\n")
+                    try? pusher.stop()
+                }
+            }
+        }
+        defer { server?.cancel() }
         let interrupt = InterruptHandler { try? pusher.stop() }
         defer { interrupt.cancel() }
         let started = ContinuousClock.now

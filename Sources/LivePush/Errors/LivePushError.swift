@@ -74,6 +74,7 @@ extension LivePushError {
         // LivePush: playout (0x300304xx)
         case scheduleInvalid = 0x3003_0401
         case playoutEntryFailed = 0x3003_0402
+        case controlRequestInvalid = 0x3003_0403
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -120,8 +121,9 @@ extension LivePushError {
             case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
             case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."
             case .recordFailed: "The local recording could not be written; the push goes on without it."
-            case .scheduleInvalid: "The playout schedule is not valid; nothing was pushed."
+            case .scheduleInvalid: "The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed."
             case .playoutEntryFailed: "A playout entry could not be played; the slate filled its time and the channel went on."
+            case .controlRequestInvalid: "The control request is not valid; nothing was changed."
             }
         }
     }

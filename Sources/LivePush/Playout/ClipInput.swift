@@ -21,7 +21,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     private var videoStart: Int64?
     private var videoEnd: Int64?
     private var done: (video: Bool, audio: Bool)
-    /// The latest presentation time handed out (µs of the file).
+    /// Where the pictures handed out end (the sound, without video), µs of the file.
     private let position: Mutex<Int64>
 
     init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
@@ -52,7 +52,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
         while !(done.video && done.audio) {
             guard let packet = try source.nextPacket() else { return nil }
             if let kept = cut(packet) {
-                position.withLock { $0 = max($0, kept.pts) }
+                advance(past: kept)
                 return kept
             }
         }
@@ -103,7 +103,22 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     }
 
     func suspend() throws(LivePushError) -> [MediaPacket] {
-        try source.suspend().compactMap(cut)
+        let rest = try source.suspend().compactMap(cut)
+        for packet in rest { advance(past: packet) }
+        return rest
+    }
+
+    /// These were handed out but not sent (a skip cut them off): ``played`` ends before them.
+    func didNotSend(_ packets: [MediaPacket]) {
+        let relevant = packets.filter { $0.kind == .video || source.info.video == nil }
+        guard let first = relevant.map(\.pts).min() else { return }
+        position.withLock { $0 = min($0, first) }
+    }
+
+    private func advance(past packet: MediaPacket) {
+        if packet.kind == .video || source.info.video == nil {
+            position.withLock { $0 = max($0, packet.pts + packet.duration) }
+        }
     }
 
     func setVideoBitrate(_ bitsPerSecond: Int) {

@@ -9,6 +9,9 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         var timeline: PlayoutTimeline
         var current: PlayoutEntry?
         var input: ClipInput?
+        /// Scheduled now while content plays: inserted when the producer ends the content, so the
+        /// cut is where the content really stopped.
+        var pendingNow: [PlayoutSchedule.Clip] = []
     }
 
     private let state: Mutex<State>
@@ -43,6 +46,9 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     func nextInput() -> (any MediaSource)? {
         let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
             let ended = state.current
+            let played = state.input?.played ?? 0
+            for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
+            state.pendingNow = []
             state.current = state.timeline.next()
             state.input = nil
             return (ended, state.current)
@@ -65,6 +71,10 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         } catch {
             return slate(for: next, seconds: next.duration, because: error)
         }
+    }
+
+    func inputSkipped(unsent: [MediaPacket]) {
+        state.withLock { $0.input?.didNotSend(unsent) }
     }
 
     func inputFailed(_ error: LivePushError) -> (any MediaSource)? {
@@ -91,9 +101,16 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     /// Plays `clip` at the current position (see ``PlayoutTimeline/scheduleNow(_:interruptingAfter:)``).
     func scheduleNow(_ clip: PlayoutSchedule.Clip) {
-        let cutNow = state.withLock { $0.timeline.scheduleNow(clip, interruptingAfter: $0.input?.played ?? 0) }
+        let cutsContent = state.withLock { state -> Bool in
+            if state.current?.kind == .content {
+                state.pendingNow.append(clip)
+                return true
+            }
+            _ = state.timeline.scheduleNow(clip, interruptingAfter: 0)
+            return false
+        }
         report(.timelineChanged)
-        if cutNow { requestSkip() }
+        if cutsContent { requestSkip() }
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {

@@ -5,9 +5,7 @@ extension PlayoutSchedule {
     /// are resolved against `directory` (the schedule file's). Every refusal is
     /// `scheduleInvalid` and names the entry and the field.
     public init(json: Data, relativeTo directory: String? = nil) throws(LivePushError) {
-        func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
-            LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
-        }
+        let refuse = Self.refuse
         guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let root) = decoded else {
             throw LivePushError(.scheduleInvalid, "not a JSON object")
         }
@@ -18,19 +16,8 @@ extension PlayoutSchedule {
         case .number(let n) where n == n.rounded() && abs(n) < 1e9: loop = .times(Int(n))
         default: throw refuse("schedule", "loop", "must be a whole number or \"forever\"")
         }
-
-        func resolve(_ source: String) -> String {
-            guard let directory, !source.hasPrefix("/") else { return source }
-            return URL(fileURLWithPath: directory).appendingPathComponent(source).path
-        }
         func clip(_ object: [String: JSONField], index: Int, list: String) throws(LivePushError) -> Clip {
-            guard case .string(let id) = object["id"] else { throw refuse("\(list)[\(index)]", "id", "is missing or not a string") }
-            guard case .string(let source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
-            func seconds(_ field: String) throws(LivePushError) -> Double {
-                guard case .number(let value) = object[field] else { throw refuse(id, field, "is missing or not a number of seconds") }
-                return value
-            }
-            return Clip(id: id, source: resolve(source), in: try seconds("in"), out: try seconds("out"))
+            try Self.clip(object, name: "\(list)[\(index)]", relativeTo: directory)
         }
         func objects(_ key: String, required: Bool) throws(LivePushError) -> [[String: JSONField]] {
             guard let value = root[key] else {
@@ -76,6 +63,35 @@ extension PlayoutSchedule {
         }
         self.init(loop: loop, content: content, ads: ads)
         try validate()
+    }
+
+    static func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
+        LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
+    }
+
+    /// A clip object: `id`, `source` (relative to `directory`), `in` and `out` seconds.
+    static func clip(_ object: [String: JSONField], name: String, relativeTo directory: String?) throws(LivePushError) -> Clip {
+        guard case .string(let id) = object["id"] else { throw refuse(name, "id", "is missing or not a string") }
+        guard case .string(var source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
+        func seconds(_ field: String) throws(LivePushError) -> Double {
+            guard case .number(let value) = object[field] else { throw refuse(id, field, "is missing or not a number of seconds") }
+            return value
+        }
+        if let directory, !source.hasPrefix("/") { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
+        let clip = Clip(id: id, source: source, in: try seconds("in"), out: try seconds("out"))
+        guard clip.inPoint >= 0, clip.inPoint < clip.outPoint else { throw refuse(id, "out", "must be after in (\(clip.inPoint))") }
+        return clip
+    }
+}
+
+extension PlayoutSchedule.Clip {
+    /// One clip in the schedule's JSON form (`{"id", "source", "in", "out"}`), e.g. for
+    /// schedule-now; `scheduleInvalid` names the field that is wrong.
+    public init(json: Data, relativeTo directory: String? = nil) throws(LivePushError) {
+        guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let object) = decoded else {
+            throw LivePushError(.scheduleInvalid, "a clip must be a JSON object with id, source, in and out")
+        }
+        self = try PlayoutSchedule.clip(object, name: "clip", relativeTo: directory)
     }
 }
 

@@ -150,10 +150,15 @@ public struct PlayoutTimeline: Sendable {
         if let current, current.kind == .content, let start = currentMainStart {
             mainTime = start + min(max(0, played), current.duration)
         }
+        // Several clips scheduled during the same content play in the order they came, as one break.
+        let position = queue.firstIndex { $0.adBreak != Self.nowBreak } ?? queue.count
         queue.insert(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
-                                  adBreak: clip.id), at: 0)
+                                  adBreak: Self.nowBreak), at: position)
         return true
     }
+
+    /// The ad break that clips scheduled now during content form.
+    public static let nowBreak = "now"
 
     /// Appends a clip to the main content (it plays in this pass if the pass has not ended).
     public mutating func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {

@@ -3,6 +3,9 @@
 protocol InputSequence: AnyObject, Sendable {
     /// The input on air ended (or was skipped): the next one, or nil when the sequence is over.
     func nextInput() -> (any MediaSource)?
+    /// The input on air is being skipped; `unsent` is what it produced that will not go out
+    /// (so the sequence knows where it really stopped).
+    func inputSkipped(unsent: [MediaPacket])
     /// The input on air failed mid-way: what stands in for the rest of it (nil: the push fails).
     func inputFailed(_ error: LivePushError) -> (any MediaSource)?
 }

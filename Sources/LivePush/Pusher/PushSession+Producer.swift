@@ -73,7 +73,7 @@ extension PushSession {
                 if air.skipping {
                     air.skipping = false
                     try takeOffAir(&air)
-                    air.held[ObjectIdentifier(air.input)] = nil
+                    sequence?.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
                     guard let next = sequence?.nextInput() else { break }
                     air.switchTo(next, fromStart: true)
                     continue

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import LivePush
+import Logging
+
+/// `--control HOST:PORT`: a running channel's timeline over HTTP with JSON (Hummingbird).
+///
+/// - `GET /timeline`: the entry on air and what is still scheduled.
+/// - `POST /schedule-now` with a clip (`{"id", "source", "in", "out"}`): plays it now (into the
+///   running ad break, or cutting the content, which resumes after it).
+/// - `POST /append` with a clip: adds it to the main content.
+/// - `POST /skip`: ends the entry on air.
+///
+/// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
+/// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
+/// Sources are resolved against `directory` (the schedule's).
+struct PlayoutControlServer {
+    let control: PlayoutControl
+    let directory: String
+    static let maxBodyBytes = 64 * 1024
+
+    /// Serves until the task is cancelled; `ready` gets the bound port.
+    func run(host: String, port: Int, ready: @escaping @Sendable (Int) -> Void) async throws {
+        let router = Router()
+        router.get("/timeline") { _, _ in json(timeline) }
+        router.post("/skip") { _, _ in
+            control.skip()
+            return json(.object([("ok", .bool(true))]), status: .accepted)
+        }
+        router.post("/schedule-now") { request, _ in
+            try await withClip(request) { clip in
+                control.scheduleNow(clip)
+                return json(.object([("ok", .bool(true)), ("id", .string(clip.id))]), status: .accepted)
+            }
+        }
+        router.post("/append") { request, _ in
+            try await withClip(request) { clip in
+                do throws(LivePushError) {
+                    try control.appendContent(clip)
+                } catch {
+                    return refusal(error)
+                }
+                return json(.object([("ok", .bool(true)), ("id", .string(clip.id))]))
+            }
+        }
+        var quiet = Logger(label: "livepush.control")
+        quiet.logLevel = .critical  // stdout carries the channel's events
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
+                              onServerRunning: { channel in ready(channel.localAddress?.port ?? port) }, logger: quiet)
+        try await app.runService(gracefulShutdownSignals: [])
+    }
+
+    private var timeline: JSONValue {
+        .object([
+            ("current", control.currentEntry.map(EventFormatter.json) ?? .null),
+            ("content", .array(control.schedule.content.map { .string($0.id) })),
+            ("ads", .array(control.schedule.ads.map { .string($0.clip.id) })),
+        ])
+    }
+
+    private func withClip(_ request: Request, _ body: (PlayoutSchedule.Clip) -> Response) async throws -> Response {
+        guard let buffer = try? await request.body.collect(upTo: Self.maxBodyBytes) else {
+            return refusal(LivePushError(.controlRequestInvalid, "the body is missing or larger than \(Self.maxBodyBytes) bytes"))
+        }
+        do throws(LivePushError) {
+            return body(try PlayoutSchedule.Clip(json: Data(buffer.readableBytesView), relativeTo: directory))
+        } catch {
+            return refusal(error)
+        }
+    }
+
+    private func refusal(_ error: LivePushError) -> Response {
+        json(.object([("error", EventFormatter.json(error))]), status: .badRequest)
+    }
+
+    private func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(string: value.encoded + "\n")))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import LivePush
+import XCTest
+
+/// A channel changed while it runs, in real time: schedule-now during content and during an
+/// ad, skip, through the library and through the CLI's HTTP control endpoint; the wall-clock
+/// pacing holds across every splice.
+final class PlayoutControlTests: NginxTestCase {
+    private func clip(_ id: String, _ source: PlayoutClip, _ i: Double, _ o: Double) -> PlayoutSchedule.Clip {
+        .init(id: id, source: dir.appendingPathComponent("\(source.name).mp4").path, in: i, out: o)
+    }
+
+    private func makeClips() throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        try PlayoutClip.b.make(in: dir, seconds: 5)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        try PlayoutClip.y.make(in: dir, seconds: 3)
+    }
+
+    private static func isStart(of id: String) -> @Sendable (PushEvent) -> Bool {
+        { if case .playout(.entryStarted(let e)) = $0 { e.id == id } else { false } }
+    }
+
+    /// A second into the content: schedule X now; when the midroll starts: schedule B now (it
+    /// joins the break); half a second into B: skip.
+    private static func drive(_ control: PlayoutControl, _ watch: AsyncStream<PushEvent>,
+                              _ now1: PlayoutSchedule.Clip, _ now2: PlayoutSchedule.Clip) async throws {
+        _ = try await PushHelpers.awaitEvent(watch, isStart(of: "a"))
+        try await Task.sleep(for: .seconds(1))  // the stimulus: a second into the content
+        control.scheduleNow(now1)
+        _ = try await PushHelpers.awaitEvent(watch, isStart(of: "y"))
+        control.scheduleNow(now2)
+        _ = try await PushHelpers.awaitEvent(watch, isStart(of: "now2"))
+        try await Task.sleep(for: .milliseconds(500))
+        control.skip()
+    }
+
+    func testScheduleNowDuringContentAndDuringAnAdAndSkipInRealTime() async throws {
+        try makeClips()
+        let schedule = PlayoutSchedule(content: [clip("a", .a, 0, 5)],
+                                       ads: [.init(clip: clip("y", .y, 0, 1), type: .midroll, at: 3)])
+        var options = PlayoutOptions()
+        (options.width, options.height) = (320, 240)
+        var config = PushConfig()
+        config.statsInterval = .zero
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        let watch = pusher.events()
+        let control = try pusher.start(playout: schedule, options: options, urls: [server.url(stream: "live")])
+
+        // Pacing, sampled beside the push: media sent against the wall clock.
+        let pacing = Task.detached { () -> [Double] in
+            let started = ContinuousClock.now
+            var lags: [Double] = []
+            while !Task.isCancelled {
+                let stats = pusher.stats()
+                let wall = ContinuousClock.now - started
+                if stats.mediaTimeSent > 0 {
+                    lags.append(Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+                                - Double(stats.mediaTimeSent) / 1_000_000)
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return lags
+        }
+        let now1 = clip("now1", .x, 0, 1)
+        let now2 = clip("now2", .b, 0, 2)
+        async let steps: Void = Self.drive(control, watch, now1, now2)
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(40))
+        try await steps
+        pacing.cancel()
+        XCTAssertNil(run.error)
+        let started = run.events.compactMap { if case .playout(.entryStarted(let e)) = $0 { e.id } else { nil } }
+        XCTAssertEqual(started, ["a", "now1", "a", "y", "now2", "a"])
+
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "live"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "X", "A", "Y", "B", "A"], "\(recording.segments)")
+        guard recording.segments.count == 6 else { return }
+        let frames = recording.segments.map(\.frames)
+        XCTAssertEqual(frames[0] + frames[2], 75, accuracy: 1, "the content resumed exactly where it was cut (3 s before the midroll)")
+        XCTAssertEqual(frames[1], 25, accuracy: 1)
+        XCTAssertEqual(frames[3], 25, accuracy: 1)
+        XCTAssertTrue((10...20).contains(frames[4]), "now2 skipped after about half a second: \(frames[4])")
+        XCTAssertEqual(frames[5], 50, accuracy: 1)
+
+        // Real time across every splice: the media sent never runs ahead of the wall clock by
+        // more than the pacing slack, nor falls behind it by more than 100 ms.
+        let lags = await pacing.value
+        // Against the typical lag (the sender takes batches of up to 80 ms, so it wanders that much).
+        let median = lags.sorted()[lags.count / 2]
+        let settled = lags.map { $0 - median }
+        print("PACING", settled.enumerated().filter { abs($0.element) > 0.06 }.map { "\($0.offset * 20)ms:\(Int($0.element * 1000))" })
+        XCTAssertGreaterThan(settled.count, 100)
+        XCTAssertLessThan(settled.max() ?? 1, 0.1, "no stall over 100 ms")
+        XCTAssertGreaterThan(settled.min() ?? -1, -0.1, "no burst ahead of the wall clock")
+    }
+}
