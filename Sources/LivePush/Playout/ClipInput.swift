@@ -21,6 +21,11 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     private var videoStart: Int64?
     private var videoEnd: Int64?
     private var done: (video: Bool, audio: Bool)
+    /// Copy mode: sound past `out`, held until it is known where the pictures end (files
+    /// interleave the sound up to a second ahead of the pictures).
+    private var pendingAudio: [MediaPacket] = []
+    /// Sound let through once the pictures' end was known.
+    private var released: [MediaPacket] = []
     /// Where the pictures handed out end (the sound, without video), µs of the file.
     private let position: Mutex<Int64>
 
@@ -49,14 +54,33 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     var played: Double { Double(position.withLock { $0 } - inPoint) / 1_000_000 }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
-        while !(done.video && done.audio) {
-            guard let packet = try source.nextPacket() else { return nil }
+        while true {
+            if !released.isEmpty {
+                let packet = released.removeFirst()
+                advance(past: packet)
+                return packet
+            }
+            if done.video && done.audio { return nil }
+            guard let packet = try source.nextPacket() else {
+                // The file ended: the pictures end where they are.
+                guard !pendingAudio.isEmpty else { return nil }
+                picturesEnd(at: position.withLock { $0 })
+                done.video = true
+                continue
+            }
             if let kept = cut(packet) {
                 advance(past: kept)
                 return kept
             }
         }
-        return nil
+    }
+
+    /// Copy mode: the pictures end at `time`; the sound held past `out` goes up to there.
+    private func picturesEnd(at time: Int64) {
+        videoEnd = time
+        released = pendingAudio.filter { $0.pts + $0.duration / 2 < time }
+        if released.count < pendingAudio.count { done.audio = true }
+        pendingAudio = []
     }
 
     /// The packet if it falls inside the entry; marks a track done once it passes `out`.
@@ -70,7 +94,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
                     videoStart = packet.pts
                 }
                 if packet.isKeyframe, packet.pts >= outPoint - 1000, packet.pts > videoStart! {
-                    videoEnd = packet.pts
+                    picturesEnd(at: packet.pts)
                     done.video = true
                     return nil
                 }
@@ -90,6 +114,10 @@ final class ClipInput: MediaSource, @unchecked Sendable {
             let end = copy && source.info.video != nil ? (videoEnd ?? .max) : outPoint
             // A sound frame belongs to the entry when most of it lies inside.
             let half = packet.duration / 2
+            if copy, source.info.video != nil, videoEnd == nil, packet.pts + half >= outPoint {
+                pendingAudio.append(packet)
+                return nil
+            }
             guard packet.pts + half < end else {
                 done.audio = true
                 return nil

@@ -1,9 +1,14 @@
+import Dispatch
 import Synchronization
 
 /// The playout driver: asks the ``PlayoutTimeline`` what plays next, opens it (a ``ClipInput``
 /// at the channel's format, or a slate when it cannot be played) and reports the timeline's
 /// events. The producer calls it at every end of an entry; the app's controls (schedule now,
 /// skip, append) reach the timeline under its lock.
+///
+/// Opening a file and its encoders takes tens of milliseconds, which a real-time channel cannot
+/// spend between two frames: the entry after the one on air (and a clip scheduled now) is
+/// opened ahead on a shared queue, and the producer takes it when its turn comes.
 final class PlayoutProgram: InputSequence, @unchecked Sendable {
     private struct State {
         var timeline: PlayoutTimeline
@@ -12,6 +17,8 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         /// Scheduled now while content plays: inserted when the producer ends the content, so the
         /// cut is where the content really stopped.
         var pendingNow: [PlayoutSchedule.Clip] = []
+        /// The entry expected next, being opened ahead.
+        var prepared: (entry: PlayoutEntry, input: PreparedInput)?
     }
 
     private let state: Mutex<State>
@@ -60,18 +67,47 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         guard let next else { return nil }
         if let name = next.adBreak, ended?.adBreak != name { report(.adBreakStarted(name)) }
         report(.entryStarted(next))
-        do throws(LivePushError) {
-            let input = try ClipInput(path: next.source, in: next.inPoint, out: next.outPoint, options: mediaOptions,
-                                      copy: options.copy, hooks: hooks)
-            guard input.info.video != nil else {
-                throw LivePushError(.noUsableStream, "\(next.source): no video track")
-            }
+        let ahead = state.withLock { state -> PreparedInput? in
+            defer { state.prepared = nil }
+            return state.prepared.flatMap { $0.entry == next ? $0.input : nil }
+        }
+        let opened = ahead?.take() ?? open(next)
+        prepareNext()
+        switch opened {
+        case .success(let input):
             state.withLock { $0.input = input }
             return input
-        } catch {
+        case .failure(let error):
             return slate(for: next, seconds: next.duration, because: error)
         }
     }
+
+    private func open(_ entry: PlayoutEntry) -> Result<ClipInput, LivePushError> {
+        do throws(LivePushError) {
+            let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions,
+                                      copy: options.copy, hooks: hooks)
+            guard input.info.video != nil else { throw LivePushError(.noUsableStream, "\(entry.source): no video track") }
+            return .success(input)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Starts opening what the timeline would play next (or `entry`), unless it is already.
+    private func prepareNext(_ entry: PlayoutEntry? = nil) {
+        let started = state.withLock { state -> (PlayoutEntry, PreparedInput)? in
+            guard let upcoming = entry ?? state.timeline.peek(), state.prepared?.entry != upcoming else { return nil }
+            let pending = PreparedInput()
+            state.prepared = (upcoming, pending)
+            return (upcoming, pending)
+        }
+        guard let (upcoming, pending) = started else { return }
+        let transfer = UncheckedTransfer(value: self)
+        Self.openers.async { pending.fulfil(transfer.value.open(upcoming)) }
+    }
+
+    /// Shared by every channel: opening is short, a thread per channel for it would only wait.
+    private static let openers = DispatchQueue(label: "livepush.playout.open", attributes: .concurrent)
 
     func inputSkipped(unsent: [MediaPacket]) {
         state.withLock { $0.input?.didNotSend(unsent) }
@@ -110,7 +146,11 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
             return false
         }
         report(.timelineChanged)
-        if cutsContent { requestSkip() }
+        if cutsContent {
+            prepareNext(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
+                                     adBreak: PlayoutTimeline.nowBreak))
+            requestSkip()
+        }
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {

@@ -60,6 +60,12 @@ public struct PlayoutTimeline: Sendable {
         self.schedule = schedule
     }
 
+    /// What ``next()`` would return now, without moving on.
+    public func peek() -> PlayoutEntry? {
+        var copy = self
+        return copy.next()
+    }
+
     /// The next entry to play, or nil when the timeline is over.
     public mutating func next() -> PlayoutEntry? {
         let entry = pick()
