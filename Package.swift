@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePushIntegrationTests",
-            dependencies: ["LivePush", "LivePushLoopback"],
+            dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
             exclude: ["Support/auth_server.py"]
         ),
     ]

@@ -70,7 +70,10 @@ def splice_offsets(ffmpeg, ffprobe, path, size):
     pts = subprocess.run([ffprobe, "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time",
                           "-of", "csv=p=0", path], capture_output=True, text=True, check=True).stdout.split()
     times = sorted(float(t) for t in pts if t and t != "N/A")
-    raw = subprocess.run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-an", "-vf", "scale=32:24", "-pix_fmt", "gray",
+    # passthrough: one picture per packet (a constant-rate output would duplicate pictures to fill
+    # the small holes at splices and shift every later picture against its timestamp).
+    raw = subprocess.run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-an", "-fps_mode", "passthrough",
+                          "-vf", "scale=32:24", "-pix_fmt", "gray",
                           "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
     frames = [raw[i:i + 768] for i in range(0, len(raw) - 767, 768)]
     pcm = subprocess.run([ffmpeg, "-v", "error", "-nostdin", "-i", path, "-vn", "-ac", "1",
@@ -106,7 +109,16 @@ def main():
     p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
     p.add_argument("--duration", type=int, default=600, help="seconds of channel (default 600: 60 splices)")
     p.add_argument("--size", default="1280x720", help="picture size of the clips and the channel")
+    p.add_argument("--analyze", metavar="DIR", help="only measure the splices of DIR/livepush.flv and DIR/ffmpeg.flv (a run's log directory)")
     args = p.parse_args()
+    if args.analyze:
+        for tool in ("livepush", "ffmpeg"):
+            offsets = splice_offsets(shutil.which(args.ffmpeg), shutil.which("ffprobe"), os.path.join(args.analyze, tool + ".flv"), args.size)
+            measured = [s - v for v, s in offsets if s is not None]
+            print("%-10s splices %d/%d, worst |A/V| %.1f ms, mean %.1f ms (sound - picture)" % (
+                tool, len(measured), len(offsets), 1000 * max(map(abs, measured), default=0),
+                1000 * sum(measured) / max(1, len(measured))))
+        return 0
     ffmpeg, ffprobe = shutil.which(args.ffmpeg), shutil.which("ffprobe")
     if ffmpeg is None or ffprobe is None or not os.access(args.livepush, os.X_OK):
         pb.log("need ffmpeg, ffprobe and a livepush binary (%s)" % args.livepush)

@@ -48,6 +48,12 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per event per line on standard output.")
     var json = false
 
+    @Option(name: .customLong("cue-format"), help: "How ad breaks are announced in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint).")
+    var cueFormat: CueFormat = .adCue
+
+    @Option(name: .customLong("cue-preroll"), help: "Seconds ahead of a break its first cue goes out.")
+    var cuePreroll: Double = 4
+
     @Option(help: "Serve the timeline controls (schedule-now, skip, append) over HTTP with JSON on HOST:PORT, e.g. 127.0.0.1:8089 (port 0: any free port; the address is printed).")
     var control: String?
 
@@ -97,6 +103,8 @@ struct PlayoutCommand: AsyncParsableCommand {
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.recordPath = record
         config.statsInterval = .zero
+        config.cueFormat = cueFormat
+        config.cuePreroll = .milliseconds(Int64(max(0, cuePreroll) * 1000))
         serverTrust.apply(to: &config)
         var targets = urls
         var sink: EmbeddedReceiver?
@@ -150,3 +158,5 @@ struct PlayoutCommand: AsyncParsableCommand {
         if let retriesUsedUp { throw failure(retriesUsedUp, json: json) }
     }
 }
+
+extension CueFormat: ExpressibleByArgument {}

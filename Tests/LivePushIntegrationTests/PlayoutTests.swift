@@ -1,5 +1,6 @@
 import Foundation
 import LivePush
+import LivePushWire
 import XCTest
 
 /// A schedule played to nginx as one stream, then cut back into its entries by colour and tone:
@@ -80,16 +81,75 @@ final class PlayoutTests: NginxTestCase {
 
     func testTheIssuesScheduleInEncodeModeFrameExact() async throws {
         try makeClips()
-        let result = try playout(try writeSchedule(Self.example), stream: "example")
+        let local = dir.appendingPathComponent("local.flv").path
+        let result = try playout(try writeSchedule(Self.example), stream: "example", extra: ["--fast", "--record", local])
         XCTAssertEqual(result.exitCode, 0, result.summary)
         XCTAssertEqual(startedEntries(result), ["x1", "a", "y1", "x2", "a", "b", "y2", "b", "a", "b", "y2", "b", "x3"])
-        let breaks = events(result).filter { ($0["event"] as? String)?.hasPrefix("adBreak") ?? false }.compactMap { $0["break"] as? String }
-        XCTAssertEqual(breaks, ["preroll", "preroll", "y1", "y1", "y2", "y2", "y2", "y2", "postroll", "postroll"])
+        let breakEvents = events(result).filter { ($0["event"] as? String)?.hasPrefix("adBreak") ?? false }.compactMap { $0["break"] as? String }
+        XCTAssertEqual(breakEvents, ["preroll", "preroll", "y1", "y1", "y2", "y2", "y2", "y2", "postroll", "postroll"])
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "example"), frameRate: 25)
         let (a, b, x, y) = (PlayoutClip.a, PlayoutClip.b, PlayoutClip.x, PlayoutClip.y)
         check(recording, against: [(x, 2), (a, 4), (y, 2), (x, 1), (a, 2), (b, 2), (y, 1), (b, 2),
                                    (a, 6), (b, 2), (y, 1), (b, 2), (x, 1)])
         XCTAssertEqual(recording.probe.presentationSpan, 28, accuracy: 0.1)
+
+        // Every break is announced in the stream: an onAdCue whose SCTE-35 splice_insert says out
+        // of the network at the break's first picture, for the whole break (a pod is one break).
+        // (The segment each break starts at, and its length: preroll, y1 + its pod, y2, y2 again, postroll.)
+        let breaks = [(0, 2.0), (2, 3.0), (6, 1.0), (10, 1.0), (12, 1.0)].map { (start: recording.starts[$0.0], duration: $0.1) }
+        let cues = try Self.adCues(inFLV: local)
+        XCTAssertFalse(cues.contains { $0.handler != "onAdCue" }, "no cue wrapped in @setDataFrame: \(cues.map(\.handler))")
+        let outs = cues.filter { if case .insert(let i) = $0.section.command { i.outOfNetwork } else { false } }
+        for (index, expected) in breaks.enumerated() {
+            let atSplice = outs.filter { abs($0.time - expected.start) < 0.1 && abs($0.tagTime - $0.time) < 0.1 }
+            XCTAssertEqual(atSplice.count, 1, "break \(index) at \(expected.start) s: \(outs.map { ($0.time, $0.tagTime) })")
+            if let cue = atSplice.first {
+                XCTAssertEqual(cue.duration, expected.duration, accuracy: 0.1, "break \(index)'s length")
+                guard case .insert(let insert) = cue.section.command else { continue }
+                XCTAssertEqual(Double(insert.spliceTime ?? 0) / 90_000, expected.start, accuracy: 0.1)
+                XCTAssertEqual(Double(insert.breakDuration ?? 0) / 90_000, expected.duration, accuracy: 0.1)
+                if index > 0 {
+                    XCTAssertTrue(outs.contains { $0.id == cue.id && $0.tagTime < cue.time - 1.5 }, "break \(index) announced ahead")
+                }
+            }
+        }
+        // The returns, and an independent reader (threefive) agrees with every cue.
+        XCTAssertEqual(cues.count - outs.count, 4, "a return after each break but the last")
+        let decoded = try PythonTools.threefive(cues.map(\.base64))
+        XCTAssertEqual(decoded.count, cues.count)
+        for (cue, other) in zip(cues, decoded) {
+            let command = other["command"] as? [String: Any]
+            XCTAssertEqual(command?["name"] as? String, "Splice Insert")
+            XCTAssertEqual(command?["out_of_network_indicator"] as? Bool, cue.section.command.isOut)
+            XCTAssertEqual(command?["pts_time"] as? Double ?? -1, cue.time, accuracy: 0.001)
+        }
+    }
+
+    /// The onAdCue data messages of an FLV file: handler, id, time, duration, the section.
+    struct RecordedCue {
+        var handler: String
+        var id: String
+        var time: Double
+        var duration: Double
+        var tagTime: Double
+        var base64: String
+        var section: SpliceInfoSection
+    }
+
+    static func adCues(inFLV path: String) throws -> [RecordedCue] {
+        let tags = try FLVFileReader.tags(in: [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+        return try tags.filter { $0.type == .script }.compactMap { tag -> RecordedCue? in
+            let values = try AMF0.decode(tag.body)
+            guard case .string(let handler) = values.first, handler != "onMetaData",
+                  let fields = values.dropFirst().first?.properties else { return nil }
+            func value(_ key: String) -> AMF0Value? { fields.first { $0.key == key }?.value }
+            guard case .string(let base64) = value("cue"), case .number(let time) = value("time"),
+                  case .number(let duration) = value("duration"), case .string(let id) = value("id"),
+                  let bytes = Data(base64Encoded: base64) else { return RecordedCue(handler: handler, id: "", time: 0, duration: 0,
+                                                                                     tagTime: 0, base64: "", section: .init(command: .null)) }
+            return RecordedCue(handler: handler, id: id, time: time, duration: duration, tagTime: Double(tag.timestampMs) / 1000,
+                               base64: base64, section: try SpliceInfoSection(parsing: [UInt8](bytes)))
+        }
     }
 
     func testAMissingClipIsFilledByTheSlateAndTheChannelGoesOn() async throws {
@@ -151,4 +211,8 @@ final class PlayoutTests: NginxTestCase {
         XCTAssertTrue(result.stderrString.contains("entry \"p\", field \"appendTo\""), result.stderrString)
         XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingPath(stream: "bad")), "nothing was pushed")
     }
+}
+
+private extension SpliceCommand {
+    var isOut: Bool { if case .insert(let insert) = self { insert.outOfNetwork } else { false } }
 }

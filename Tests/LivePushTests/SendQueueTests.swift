@@ -94,6 +94,17 @@ final class SendQueueResumeTests: XCTestCase {
         MediaPacket(kind: kind, data: [1, 2, 3], dts: Int64(index) * 40_000, pts: Int64(index) * 40_000, importance: importance)
     }
 
+    func testCuesAndSequenceHeadersSurviveWhatDropsTheFramesAroundThem() {
+        var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 20), mode: .dropping)
+        let cue = MediaPacket.dataMessage([9], at: 0)
+        let header = MediaPacket.sequenceHeader(.video, configuration: [1], at: 40_000)
+        for p in [packet(.video, 0), cue, header, packet(.audio, 0, .key), packet(.video, 1), packet(.video, 2, .key)] { q.push(p) }
+        q.startAtKeyframe()
+        XCTAssertEqual(q.items.map(\.kind), [.data, .video, .video], "the cue and the header are kept, in order")
+        XCTAssertTrue(q.items[1].isSequenceHeader)
+        XCTAssertEqual(q.drops.total, 3, "the frames before the keyframe are counted; the cue and the header are not")
+    }
+
     func testStartAtKeyframeDropsWhatPrecedesTheFirstQueuedKeyframe() {
         var q = SendQueue(limits: .init(maxDuration: 10_000_000, maxBytes: 1 << 20), mode: .dropping)
         for p in [packet(.video, 0), packet(.audio, 0, .key), packet(.video, 1, .key), packet(.video, 2)] { q.push(p) }

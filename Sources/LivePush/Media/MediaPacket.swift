@@ -4,7 +4,11 @@
 /// (no ADTS header). Timestamps are in microseconds on the source's timeline; the pusher
 /// re-stamps them onto its one monotonic output clock.
 public struct MediaPacket: Sendable {
-    public enum Kind: Sendable, Equatable { case video, audio }
+    public enum Kind: Sendable, Equatable {
+        case video, audio
+        /// A timed data message (an AMF0 body, e.g. a cue), sent as an RTMP/FLV script message.
+        case data
+    }
 
     /// How much a video frame matters to the frames after it; drives the send-queue drop policy.
     public enum Importance: Int, Sendable, Comparable {
@@ -53,4 +57,12 @@ public struct MediaPacket: Sendable {
 
     /// A video frame (not a sequence header).
     var isVideoFrame: Bool { kind == .video && !isSequenceHeader }
+
+    /// Sequence headers and data messages (cues): tiny, and what follows needs them.
+    var isNeverDropped: Bool { isSequenceHeader || kind == .data }
+
+    /// A data message (AMF0 `body`) due at output time `time`.
+    public static func dataMessage(_ body: [UInt8], at time: Int64) -> MediaPacket {
+        MediaPacket(kind: .data, data: body, dts: time, pts: time, importance: .key)
+    }
 }

@@ -31,6 +31,9 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// Constant-frame-rate output: the time of the next frame to emit (only with options.frameRate).
     private var nextOutputTime: Int64?
     private var forceKeyframe = false
+    /// The encoder was drained for a switch; a fresh one is made when a frame comes (a skipped
+    /// playout entry never needs it, and making it would cost the splice its time).
+    private var encoderDrained = false
     private var framesThisCall = 0
 
     init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) {
@@ -81,6 +84,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     func reset() throws(LivePushError) {
+        encoderDrained = false
         decoder.flush()
         lastDecoded = nil
         nextOutputTime = nil
@@ -99,7 +103,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     func suspend(into out: inout [MediaPacket]) throws(LivePushError) {
         // The encoder's frame threads hold the last frames taken: they belong before the switch.
         try encoder.finish(into: &out)
-        try restartEncoder()
+        encoderDrained = true
     }
 
     func setBitrate(_ bitsPerSecond: Int) {
@@ -159,6 +163,10 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     private func encode(_ frame: VideoFrame, at time: Int64, keyframe: Bool, into out: inout [MediaPacket]) throws(LivePushError) {
+        if encoderDrained {
+            try restartEncoder()
+            encoderDrained = false
+        }
         var picture = frame.storage.frame
         if !scaler.fits(picture) { picture = try scaler.scale(picture) }
         try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)

@@ -192,8 +192,8 @@ final class RTMPOutput: @unchecked Sendable {
         stats.bytesSent += Int64(bytes)
         stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
         secondBytes += Int64(bytes)
-        if packet.isSequenceHeader {
-            // A configuration, not a frame.
+        if packet.isNeverDropped {
+            // A configuration or a cue, not a frame.
         } else if packet.kind == .video {
             stats.videoFramesSent += 1
             secondFrames += 1

@@ -45,6 +45,9 @@ struct FLVPacketizer {
         let timestampMs = UInt32(truncatingIfNeeded: max(0, packet.dts) / 1000)
         if packet.isSequenceHeader { return sequenceHeader(packet, timestampMs: timestampMs) }
         switch packet.kind {
+        case .data:
+            // Sent as is: not wrapped in @setDataFrame, which would make a cue metadata.
+            return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
             return FLVMessage(type: .video, timestampMs: timestampMs,
@@ -63,6 +66,8 @@ struct FLVPacketizer {
         case .video:
             info.video?.decoderConfiguration = packet.data
             return FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.avcSequenceHeader(packet.data))
+        case .data:
+            return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .audio:
             info.audio?.audioSpecificConfig = packet.data
             let audio = info.audio

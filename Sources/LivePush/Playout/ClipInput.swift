@@ -86,6 +86,8 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     /// The packet if it falls inside the entry; marks a track done once it passes `out`.
     private func cut(_ packet: MediaPacket) -> MediaPacket? {
         switch packet.kind {
+        case .data:
+            return packet
         case .video:
             guard !done.video else { return nil }
             if copy {

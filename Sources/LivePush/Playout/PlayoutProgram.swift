@@ -19,18 +19,27 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         var pendingNow: [PlayoutSchedule.Clip] = []
         /// The entry expected next, being opened ahead.
         var prepared: (entry: PlayoutEntry, input: PreparedInput)?
+        /// The break of the entry before the current one.
+        var previousBreak: String?
+        /// splice_event_ids: of the break on air, of one announced ahead, the next to hand out.
+        var openBreakID: UInt32?
+        var announced: (name: String, id: UInt32)?
+        var nextEventID: UInt32 = 1
     }
 
     private let state: Mutex<State>
     private let options: PlayoutOptions
     private let hooks: PipelineHooks
     private let report: @Sendable (PlayoutEvent) -> Void
+    /// How far ahead a break known in advance is announced, µs.
+    private let cuePreroll: Int64
     /// Ends the entry on air now (set by the pusher: a ``SessionCommand/skip``).
     var requestSkip: @Sendable () -> Void = {}
 
-    init(schedule: PlayoutSchedule, options: PlayoutOptions, hooks: PipelineHooks,
+    init(schedule: PlayoutSchedule, options: PlayoutOptions, hooks: PipelineHooks, cuePreroll: Duration = .seconds(4),
          report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
         state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
+        self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
         self.hooks = hooks
         self.report = report
@@ -53,6 +62,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     func nextInput() -> (any MediaSource)? {
         let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
             let ended = state.current
+            state.previousBreak = ended?.adBreak
             let played = state.input?.played ?? 0
             for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
             state.pendingNow = []
@@ -108,6 +118,40 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     /// Shared by every channel: opening is short, a thread per channel for it would only wait.
     private static let openers = DispatchQueue(label: "livepush.playout.open", attributes: .concurrent)
+
+    /// At an entry's start: the return from the break before it, the cue-out of the break it
+    /// opens (with the whole break's length), and the announcement of the next break, ahead.
+    func cues(forInputStartingAt start: Int64) -> [AdCue] {
+        state.withLock { state -> [AdCue] in
+            guard let entry = state.current else { return [] }
+            var cues: [AdCue] = []
+            func newID() -> UInt32 {
+                defer { state.nextEventID &+= 1 }
+                return state.nextEventID
+            }
+            if let ended = state.previousBreak, ended != entry.adBreak {
+                cues.append(AdCue(eventID: state.openBreakID ?? newID(), outOfNetwork: false, spliceTime: start,
+                                  duration: nil, sendAt: start))
+                state.openBreakID = nil
+            }
+            if let name = entry.adBreak, name != state.previousBreak {
+                let id = state.announced?.name == name ? state.announced!.id : newID()
+                state.announced = nil
+                state.openBreakID = id
+                let length = entry.duration + state.timeline.remainingInBreak(name)
+                cues.append(AdCue(eventID: id, outOfNetwork: true, spliceTime: start,
+                                  duration: Int64(length * 1_000_000), sendAt: start))
+            }
+            if let upcoming = state.timeline.upcomingBreak() {
+                let id = newID()
+                state.announced = (upcoming.name, id)
+                let splice = start + Int64(entry.duration * 1_000_000)
+                cues.append(AdCue(eventID: id, outOfNetwork: true, spliceTime: splice,
+                                  duration: Int64(upcoming.duration * 1_000_000), sendAt: max(start, splice - cuePreroll)))
+            }
+            return cues
+        }
+    }
 
     func inputSkipped(unsent: [MediaPacket]) {
         state.withLock { $0.input?.didNotSend(unsent) }

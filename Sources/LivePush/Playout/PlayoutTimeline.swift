@@ -60,6 +60,23 @@ public struct PlayoutTimeline: Sendable {
         self.schedule = schedule
     }
 
+    /// The length of the running break `name` after the current entry: the entries queued in it.
+    public func remainingInBreak(_ name: String) -> Double {
+        queue.prefix { $0.adBreak == name }.reduce(0) { $0 + $1.duration }
+    }
+
+    /// The break that starts right after the current entry, with its whole length (a pod is one break).
+    public func upcomingBreak() -> (name: String, duration: Double)? {
+        var copy = self
+        guard let first = copy.next(), let name = first.adBreak, name != current?.adBreak else { return nil }
+        var total = first.duration
+        while let entry = copy.peek(), entry.adBreak == name {
+            total += entry.duration
+            _ = copy.next()
+        }
+        return (name, total)
+    }
+
     /// What ``next()`` would return now, without moving on.
     public func peek() -> PlayoutEntry? {
         var copy = self

@@ -3,6 +3,9 @@
 protocol InputSequence: AnyObject, Sendable {
     /// The input on air ended (or was skipped): the next one, or nil when the sequence is over.
     func nextInput() -> (any MediaSource)?
+    /// The input just put on air starts at output time `start` (µs): the cues that belong there
+    /// (a break starting or ending at it, one announced ahead of the next break).
+    func cues(forInputStartingAt start: Int64) -> [AdCue]
     /// The input on air is being skipped; `unsent` is what it produced that will not go out
     /// (so the sequence knows where it really stopped).
     func inputSkipped(unsent: [MediaPacket])

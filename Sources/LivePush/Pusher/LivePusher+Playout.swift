@@ -10,7 +10,8 @@ extension LivePusher {
                       urls: [String]) throws(LivePushError) -> PlayoutControl {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
-        let program = try PlayoutProgram(schedule: schedule, options: options, hooks: hooks) { [weak self] event in
+        let program = try PlayoutProgram(schedule: schedule, options: options, hooks: hooks,
+                                         cuePreroll: config.cuePreroll) { [weak self] event in
             self?.emit(.playout(event))
         }
         program.requestSkip = { [weak self] in self?.session.withLock { $0 }?.send(.skip) }

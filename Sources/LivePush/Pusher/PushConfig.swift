@@ -21,6 +21,10 @@ public struct PushConfig: Sendable {
     }
 
     public var pacing: Pacing = .realTime
+    /// How ad breaks and blackouts are announced in the RTMP stream (a playout channel's).
+    public var cueFormat: CueFormat = .adCue
+    /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
+    public var cuePreroll: Duration = .seconds(4)
     public var looping: Looping = .once
     /// How the file is read: stream copy or transcode, encoder bitrates.
     public var media = MediaSourceOptions()

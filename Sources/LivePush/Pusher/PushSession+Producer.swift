@@ -32,6 +32,8 @@ extension PushSession {
         var batchEnd = Int64.min
         /// A skip was asked for: the input on air ends now.
         var skipping = false
+        /// Cues to send (ad breaks of a sequence), by when they are due.
+        var cues: [AdCue] = []
 
         /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
         /// from wherever it stands (`fromStart: false`: back from the slate).
@@ -61,6 +63,7 @@ extension PushSession {
         var air = OnAir(input: source, clock: OutputClock(info: info),
                         configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
         air.clock.beginSegment(start: source.start)
+        if let sequence { air.cues = sequence.cues(forInputStartingAt: 0) }
         do {
             while true {
                 guard try applyCommands(&air) else { return }
@@ -74,15 +77,15 @@ extension PushSession {
                     air.skipping = false
                     try takeOffAir(&air)
                     sequence?.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
-                    guard let next = sequence?.nextInput() else { break }
-                    air.switchTo(next, fromStart: true)
+                    guard let sequence, let next = sequence.nextInput() else { break }
+                    putOnAir(next, from: sequence, &air)
                     continue
                 }
                 guard let packet = try nextPacket(&air) else {
                     guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
                     if let sequence {
                         guard let next = sequence.nextInput() else { break }
-                        air.switchTo(next, fromStart: true)
+                        putOnAir(next, from: sequence, &air)
                         continue
                     }
                     if case .times(let total) = config.looping, air.pass >= total { break }
@@ -102,9 +105,11 @@ extension PushSession {
                 // Owed by the input this packet came from (a switch while it waits is the next one's).
                 let header = takeOwedHeader(for: stamped, &air)
                 guard waitUntilDue(stamped, &air), waitForRoom() else { return }
+                deliverCues(dueBy: stamped.dts, &air)
                 if let header { deliver(header) }
                 deliver(stamped)
             }
+            deliverCues(dueBy: air.clock.end, &air)
             lock.withLock { loopsCompleted = air.pass }
             for output in outputs { output.finishSource() }
         } catch {
@@ -130,6 +135,23 @@ extension PushSession {
         }
     }
 
+    /// The sequence's next input goes on air; it says which cues belong to its start.
+    private func putOnAir(_ next: any MediaSource, from sequence: any InputSequence, _ air: inout OnAir) {
+        air.switchTo(next, fromStart: true)
+        FreedMemory.releaseSoon()  // the entry that went off air held a decoder and an encoder
+        // The new segment starts where the output ends: that is the splice.
+        air.cues += sequence.cues(forInputStartingAt: air.clock.end)
+        air.cues.sort { $0.sendAt < $1.sendAt }
+    }
+
+    /// Sends the cues due by output time `time`, as data messages (``PushConfig/cueFormat``).
+    private func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
+        while let cue = air.cues.first, cue.sendAt <= time {
+            air.cues.removeFirst()
+            deliver(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
+        }
+    }
+
     private func deliver(_ packet: MediaPacket) {
         for output in outputs { output.push(packet) }
         recorder?.offer(packet)
@@ -145,6 +167,8 @@ extension PushSession {
             guard let configuration = air.owedHeaders.audio else { return nil }
             air.owedHeaders.audio = nil
             return .sequenceHeader(.audio, configuration: configuration, at: packet.dts)
+        case .data:
+            return nil
         }
     }
 

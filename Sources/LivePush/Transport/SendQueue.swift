@@ -19,8 +19,8 @@ import DequeModule
 /// with the audio queued before its successor's keyframe. The queue then holds the newest
 /// stretch of media, whole, starting on a keyframe.
 ///
-/// Sequence headers (an input switch changed the codec configuration) are never dropped:
-/// every frame after one needs it.
+/// Sequence headers (an input switch changed the codec configuration) and data messages (cues)
+/// are never dropped: every frame after a header needs it, and a cue is the break's only signal.
 struct SendQueue {
     enum Mode: Sendable { case backpressure, dropping }
 
@@ -132,8 +132,9 @@ struct SendQueue {
     }
 
     private mutating func count(_ packet: MediaPacket) {
-        guard !packet.isSequenceHeader else { return }
+        guard !packet.isNeverDropped else { return }
         switch (packet.kind, packet.importance) {
+        case (.data, _): break
         case (.audio, _): drops.audio += 1
         case (.video, .disposable): drops.disposable += 1
         case (.video, .reference): drops.reference += 1
@@ -178,9 +179,9 @@ struct SendQueue {
         while isOverLimit, let end = endOfOldestCompleteGOP { dropFirst(end) }
     }
 
-    /// Drops (and counts) the first `n` packets, except the sequence headers among them.
+    /// Drops (and counts) the first `n` packets, except the sequence headers and cues among them.
     private mutating func dropFirst(_ n: Int) {
-        let headers = Array(items[..<n].filter(\.isSequenceHeader))
+        let headers = Array(items[..<n].filter(\.isNeverDropped))
         for packet in items[..<n] { count(packet) }
         bytes -= items[..<n].reduce(0) { $0 + $1.data.count }
         items.removeFirst(n)

@@ -19,6 +19,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case chunkStream = "chunk-stream"
     /// An FLV file (a recording) and its tags.
     case flv
+    /// A SCTE-35 splice_info_section (a source's cue stream, a received onAdCue).
+    case scte35
 
     /// libFuzzer's entry: a broken property has to crash to be reported.
     func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -36,6 +38,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .handshake: return Self.checkHandshake(bytes)
         case .chunkStream: return Self.checkChunkStream(bytes)
         case .flv: return Self.checkFLV(bytes)
+        case .scte35: return Self.checkSCTE35(bytes)
         }
     }
 
@@ -48,6 +51,21 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         let encoded = AMF0.encode(values)
         guard let again = try? AMF0.decode(encoded) else { return "re-encoded values do not decode: \(values)" }
         return AMF0.encode(again) == encoded ? nil : "re-encoding is not stable: \(values) → \(again)"
+    }
+
+    // MARK: SCTE-35
+
+    /// A section that parses re-encodes to one that parses to the same section, and encoding
+    /// again gives the same bytes (with a valid CRC, so a corrupted copy is refused).
+    static func checkSCTE35(_ bytes: [UInt8]) -> String? {
+        guard let section = try? SpliceInfoSection(parsing: bytes) else { return nil }
+        let encoded = section.encoded()
+        guard let again = try? SpliceInfoSection(parsing: encoded) else { return "a re-encoded section does not parse: \(section)" }
+        guard again == section else { return "re-encoding changed the section: \(section) → \(again)" }
+        var corrupted = encoded
+        corrupted[corrupted.count / 2] ^= 0x40
+        if (try? SpliceInfoSection(parsing: corrupted)) != nil, corrupted.count > 4 { return "a corrupted section passed its CRC" }
+        return encoded == again.encoded() ? nil : "encoding is not stable: \(section)"
     }
 
     // MARK: Server reply
