@@ -16,7 +16,6 @@ run succeeded, 1 when one failed, 2 on setup errors, 3 with --strict when the ta
 import argparse
 import importlib.util
 import os
-import platform
 import shutil
 import subprocess
 import time
@@ -84,15 +83,11 @@ def main():
                 run = pb.Run("realtime-bgm", tool, i, stream,
                              commands(tool, args.livepush, ffmpeg, video, music, nginx.url(stream)))
                 pb.log("run %d/%d %s ..." % (i, args.runs, tool))
-                pb.measure(run, timeout, log_dir)
-                run.published = ("publish: name='%s'" % stream) in nginx.log_text()
-                runs.append(run)
+                runs.append(pb.measure_publish(run, timeout, log_dir, nginx))
     finally:
         nginx.cleanup()
 
-    lines = ["LivePush BGM mixing benchmark",
-             "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
-             "host:      %s, %d CPUs, Python %s" % (platform.platform(), os.cpu_count() or 0, platform.python_version()),
+    lines = pb.report_head("LivePush BGM mixing benchmark") + [
              "input:     %s" % os.path.relpath(video, REPO),
              "           %s" % pb.describe_input("ffprobe", video),
              "music:     %s (30 s MP3, 2 tones, tremolo)" % os.path.relpath(music, REPO),

@@ -19,7 +19,6 @@ import importlib.util
 import json
 import math
 import os
-import platform
 import shutil
 import struct
 import subprocess
@@ -151,15 +150,11 @@ def main():
                        "-f", "tee", "[f=flv:onfail=ignore]%s|[f=flv]%s" % (url, recordings[tool])]
             run = pb.Run("playout", tool, 1, "playout-" + tool, cmd)
             pb.log("%s: %d entries, %d s in real time ..." % (tool, entries, entries * CLIP_SECONDS))
-            pb.measure(run, entries * CLIP_SECONDS * 2 + 120, run_dir)
-            run.published = ("publish: name='playout-%s'" % tool) in nginx.log_text()
-            runs.append(run)
+            runs.append(pb.measure_publish(run, entries * CLIP_SECONDS * 2 + 120, run_dir, nginx))
     finally:
         nginx.cleanup()
 
-    lines = ["LivePush playout benchmark",
-             "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
-             "host:      %s, %d CPUs, Python %s" % (platform.platform(), os.cpu_count() or 0, platform.python_version()),
+    lines = pb.report_head("LivePush playout benchmark") + [
              "channel:   %d entries of %d s (%s, 25 fps, colour + tone each), a splice every %d s, real time" % (
                  entries, CLIP_SECONDS, args.size, CLIP_SECONDS),
              "livepush:  livepush playout SCHEDULE URL --size %s --record FILE (encode mode)" % args.size,

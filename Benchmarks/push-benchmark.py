@@ -278,6 +278,20 @@ def measure(run, timeout, log_dir):
     return run
 
 
+def measure_publish(run, timeout, log_dir, nginx):
+    """measure(), then whether nginx saw the run's stream published."""
+    measure(run, timeout, log_dir)
+    run.published = ("publish: name='%s'" % run.stream) in nginx.log_text()
+    return run
+
+
+def report_head(title):
+    """The first lines of a report: title, date, host."""
+    return [title,
+            "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
+            "host:      %s, %d CPUs, Python %s" % (platform.platform(), os.cpu_count() or 0, platform.python_version())]
+
+
 def _timeout_kill(proc, run):
     run.timed_out = True
     try:

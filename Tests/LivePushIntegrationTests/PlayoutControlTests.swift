@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LivePush
 import XCTest
 
@@ -95,5 +98,52 @@ final class PlayoutControlTests: NginxTestCase {
         XCTAssertGreaterThan(settled.count, 100)
         XCTAssertLessThan(settled.max() ?? 1, 0.1, "no stall over 100 ms: \(outliers)")
         XCTAssertGreaterThan(settled.min() ?? -1, -0.1, "no burst ahead of the wall clock: \(outliers)")
+    }
+}
+
+/// The CLI's control endpoint (`--control`): HTTP with JSON into a running channel.
+final class PlayoutControlEndpointTests: NginxTestCase {
+    private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    func testScheduleNowSkipAndGarbageOverHTTP() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 4} ] }"#.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "ctl"), "--size", "320x240", "--json",
+                                  "--control", "127.0.0.1:0"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the endpoint never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+
+        let timeline = try await request(base + "/timeline")
+        XCTAssertEqual(timeline.status, 200)
+        XCTAssertEqual((timeline.json["current"] as? [String: Any])?["id"] as? String, "a")
+        let garbage = try await request(base + "/schedule-now", method: "POST", body: "{not json")
+        XCTAssertEqual(garbage.status, 400)
+        XCTAssertEqual((garbage.json["error"] as? [String: Any])?["code"] as? Int, 805504001)
+        let noField = try await request(base + "/append", method: "POST", body: #"{"id": "z", "source": "X.mp4", "in": 0}"#)
+        XCTAssertEqual(noField.status, 400)
+        XCTAssertTrue(((noField.json["error"] as? [String: Any])?["message"] as? String ?? "").contains("field \"out\""))
+        let unknown = try await request(base + "/nothing")
+        XCTAssertEqual(unknown.status, 404)
+        let now = try await request(base + "/schedule-now", method: "POST", body: #"{"id": "now", "source": "X.mp4", "in": 0, "out": 1}"#)
+        XCTAssertEqual(now.status, 202)
+
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.output.suffix(5).joined(separator: "\n"))
+        let started = cli.output.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "entryStarted" }.compactMap { ($0["entry"] as? [String: Any])?["id"] as? String }
+        XCTAssertEqual(started, ["a", "now", "a"], "the clip cut the content, which resumed after it")
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "ctl"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "X", "A"], "\(recording.segments)")
+        XCTAssertEqual(recording.segments.count == 3 ? recording.segments[0].frames + recording.segments[2].frames : 0, 100, accuracy: 1)
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+
+/// A `livepush` process the test talks to while it runs: its stdout arrives line by line.
+final class RunningCLI: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var partial = Data()
+
+    init(_ arguments: [String]) throws {
+        let binary = try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle")
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.received(handle.availableData) }
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    private func received(_ data: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        partial.append(data)
+        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+            partial = Data(partial[(newline + 1)...])
+        }
+    }
+
+    /// The first line (already printed or to come) that matches, or nil after `timeout`.
+    /// (Lines are checked as they come in, every 20 ms; the timeout is only an upper bound.)
+    func awaitLine(timeout: Duration = .seconds(20), _ predicate: (String) -> Bool) async -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = output.first(where: predicate) { return line }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Every line so far.
+    var output: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+
+    /// Waits for the process to end (bounded); its exit status, nil on timeout (then it is killed).
+    func awaitExit(timeout: Duration = .seconds(60)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        guard !process.isRunning else {
+            process.terminate()
+            return nil
+        }
+        return process.terminationStatus
+    }
+}
