@@ -13,7 +13,6 @@ directory); the music is a generated 30 s MP3 (two tones with a slow tremolo), c
 Benchmarks/work/. Prints a plain-text report on stdout; progress on stderr. Exit 0 when every
 run succeeded, 1 when one failed, 2 on setup errors, 3 with --strict when the target is missed.
 """
-import argparse
 import importlib.util
 import os
 import shutil
@@ -55,11 +54,7 @@ def commands(tool, livepush, ffmpeg, video, music, url):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--livepush", default=os.path.join(REPO, ".build", "release", "livepush"))
-    p.add_argument("--ffmpeg", default="ffmpeg")
-    p.add_argument("--nginx", default=pb.DEFAULT_NGINX)
-    p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
+    p = pb.tool_arguments(__doc__, os.path.join(REPO, ".build", "release", "livepush"))
     p.add_argument("--runs", type=int, default=3, help="runs per tool (default 3)")
     p.add_argument("--duration", type=float, default=20, help="seconds of 720p input (default 20)")
     p.add_argument("--strict", action="store_true", help="exit 3 when the CPU target is missed")

@@ -14,7 +14,6 @@ splice: the time of the first picture of the new colour against the time the new
 (timestamps as a player follows them). Prints a plain-text report; exit 0 when both runs
 succeeded, 1 otherwise, 2 on setup errors.
 """
-import argparse
 import importlib.util
 import json
 import math
@@ -101,11 +100,7 @@ def splice_offsets(ffmpeg, ffprobe, path, size):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--livepush", default=os.path.join(REPO, ".build", "release", "livepush"))
-    p.add_argument("--ffmpeg", default="ffmpeg")
-    p.add_argument("--nginx", default=pb.DEFAULT_NGINX)
-    p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
+    p = pb.tool_arguments(__doc__, os.path.join(REPO, ".build", "release", "livepush"))
     p.add_argument("--duration", type=int, default=600, help="seconds of channel (default 600: 60 splices)")
     p.add_argument("--size", default="1280x720", help="picture size of the clips and the channel")
     p.add_argument("--analyze", metavar="DIR", help="only measure the splices of DIR/livepush.flv and DIR/ffmpeg.flv (a run's log directory)")

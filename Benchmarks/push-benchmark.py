@@ -285,6 +285,16 @@ def measure_publish(run, timeout, log_dir, nginx):
     return run
 
 
+def tool_arguments(doc, livepush):
+    """An argument parser with the options every side-by-side benchmark takes."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--livepush", default=livepush)
+    p.add_argument("--ffmpeg", default="ffmpeg")
+    p.add_argument("--nginx", default=DEFAULT_NGINX)
+    p.add_argument("--rtmp-module", default=DEFAULT_RTMP_MODULE)
+    return p
+
+
 def report_head(title):
     """The first lines of a report: title, date, host."""
     return [title,
