@@ -61,7 +61,8 @@ final class AdaptiveBitrateTests: XCTestCase {
         try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(loopback.port)/live/adaptive")
         defer { try? pusher.stop() }
 
-        try await events.await("networkPoor") { $0.name == "networkPoor" }
+        // An upper bound: typically 3-5 s; once in CI the queue took over 20 s to show the backlog.
+        try await events.await("networkPoor", timeout: .seconds(45)) { $0.name == "networkPoor" }
         try await events.await("a step down") { if case .videoBitrateChanged(let f, let t) = $0 { t < f } else { false } }
         // Still throttled: it keeps stepping down, to the minimum at most.
         try await events.await("a second step down", timeout: .seconds(10)) { event in
