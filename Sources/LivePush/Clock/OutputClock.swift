@@ -59,7 +59,7 @@ struct OutputClock: Sendable {
     /// frames back to back would put every later sample late by its length.
     mutating func admits(_ packet: MediaPacket) -> Bool {
         beginPendingSegment(with: packet)
-        return packet.kind == .video || packet.isSequenceHeader || packet.pts + packet.duration / 2 > segmentStart
+        return packet.kind == .video || packet.pts + packet.duration / 2 > segmentStart
     }
 
     /// The packet on output time.
@@ -73,7 +73,6 @@ struct OutputClock: Sendable {
         out.dts = max(out.dts, last)
         out.pts = max(out.pts, out.dts)
         if packet.kind == .video { lastVideoDTS = out.dts } else { lastAudioDTS = out.dts }
-        guard !packet.isSequenceHeader else { return out }
         let duration = packet.duration > 0 ? packet.duration
             : (packet.kind == .video ? fallbackVideoDuration : fallbackAudioDuration)
         if packet.kind == .video { videoEnd = max(videoEnd, out.pts + duration) } else { audioEnd = max(audioEnd, out.pts + duration) }

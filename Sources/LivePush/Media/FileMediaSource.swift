@@ -11,7 +11,6 @@ final class FileMediaSource: MediaSource {
     private var demuxer: FFDemuxer
     private var video: (any VideoPacketProcessor)?
     private var audio: (any AudioPacketProcessor)?
-    private let hooks: PipelineHooks
 
     /// Produced, not yet returned packets (raw timestamps); `head` is the next to return.
     private var queue: [MediaPacket] = []
@@ -23,12 +22,8 @@ final class FileMediaSource: MediaSource {
     private static let prefetchPacketLimit = 1000
     private static let prefetchByteLimit = 4 << 20
 
-    init(
-        demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?,
-        hooks: PipelineHooks = PipelineHooks()
-    ) throws(LivePushError) {
+    init(demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?) throws(LivePushError) {
         self.demuxer = demuxer
-        self.hooks = hooks
         self.video = video
         self.audio = audio
         info = StreamInfo(video: nil, audio: nil, duration: demuxer.durationMicros)

@@ -46,6 +46,6 @@ public enum MediaSourceFactory {
         } else if mixing && video != nil {
             audio = try GeneratedAudioProcessor(options: options, mixer: hooks.audio)
         }
-        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio, hooks: hooks)
+        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio)
     }
 }
