@@ -159,4 +159,3 @@ struct PlayoutCommand: AsyncParsableCommand {
     }
 }
 
-extension CueFormat: ExpressibleByArgument {}

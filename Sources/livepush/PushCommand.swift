@@ -70,6 +70,9 @@ struct PushCommand: AsyncParsableCommand {
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
 
+    @OptionGroup(title: "Cues, breaks and blackouts")
+    var cues: CueOptions
+
     @Option(help: "Also write what is pushed to this local FLV file; it keeps recording while the network is down.")
     var record: String?
 
@@ -106,6 +109,7 @@ struct PushCommand: AsyncParsableCommand {
         video.apply(to: &config)
         music.apply(to: &config)
         serverTrust.apply(to: &config)
+        cues.apply(to: &config)
         let showProgress = !json && ProgressBar.isTerminal
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
 

@@ -47,7 +47,7 @@ final class PlayoutTests: NginxTestCase {
 
     /// Checks the recording against (clip, seconds) pairs: order, lengths (within `tolerance`
     /// frames), the tone of each segment, A/V at each splice, and timestamp continuity.
-    private func check(_ recording: PlayoutRecording, against expected: [(PlayoutClip, Double)], tolerance: Int = 1,
+    static func check(_ recording: PlayoutRecording, against expected: [(PlayoutClip, Double)], tolerance: Int = 1,
                        file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(recording.segments.map(\.name), expected.map(\.0.name), "\(recording.segments)", file: file, line: line)
         guard recording.segments.count == expected.count else { return }
@@ -89,7 +89,7 @@ final class PlayoutTests: NginxTestCase {
         XCTAssertEqual(breakEvents, ["preroll", "preroll", "y1", "y1", "y2", "y2", "y2", "y2", "postroll", "postroll"])
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "example"), frameRate: 25)
         let (a, b, x, y) = (PlayoutClip.a, PlayoutClip.b, PlayoutClip.x, PlayoutClip.y)
-        check(recording, against: [(x, 2), (a, 4), (y, 2), (x, 1), (a, 2), (b, 2), (y, 1), (b, 2),
+        Self.check(recording, against: [(x, 2), (a, 4), (y, 2), (x, 1), (a, 2), (b, 2), (y, 1), (b, 2),
                                    (a, 6), (b, 2), (y, 1), (b, 2), (x, 1)])
         XCTAssertEqual(recording.probe.presentationSpan, 28, accuracy: 0.1)
 
@@ -164,7 +164,7 @@ final class PlayoutTests: NginxTestCase {
         XCTAssertEqual(failed.count, 1)
         XCTAssertEqual(((failed.first?["error"] as? [String: Any])?["code"] as? Int), 805504002)
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "slate"), frameRate: 25)
-        check(recording, against: [(.a, 2), (.slate, 1), (.b, 2)])
+        Self.check(recording, against: [(.a, 2), (.slate, 1), (.b, 2)])
         XCTAssertLessThan(recording.audio.level(440, from: 2.2, to: 2.8) + recording.audio.level(660, from: 2.2, to: 2.8), 0.01,
                           "silence under the slate")
     }
@@ -181,7 +181,7 @@ final class PlayoutTests: NginxTestCase {
         XCTAssertEqual(result.exitCode, 0, result.summary)
         let path = try await server.awaitRecording(stream: "mixed")
         let recording = try PlayoutRecording(path: path, frameRate: 25)
-        check(recording, against: [(.a, 2), (.b, 2), (.a, 1)])
+        Self.check(recording, against: [(.a, 2), (.b, 2), (.a, 1)])
         XCTAssertEqual(recording.probe.videoStream?.width, 320, "the channel's size")
         XCTAssertEqual(recording.probe.audioStream?.sampleRate, 44_100, "the channel's sample rate")
     }
@@ -197,7 +197,7 @@ final class PlayoutTests: NginxTestCase {
         XCTAssertEqual(result.exitCode, 0, result.summary)
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "copy"), frameRate: 25)
         // Cuts fall on the clips' keyframes (one a second): each entry within one GOP (25 frames).
-        check(recording, against: [(.a, 2), (.y, 2), (.a, 2)], tolerance: 25)
+        Self.check(recording, against: [(.a, 2), (.y, 2), (.a, 2)], tolerance: 25)
     }
 
     func testABadScheduleIsRefusedBeforeAnythingIsPushed() throws {
@@ -213,6 +213,6 @@ final class PlayoutTests: NginxTestCase {
     }
 }
 
-private extension SpliceCommand {
+extension SpliceCommand {
     var isOut: Bool { if case .insert(let insert) = self { insert.outOfNetwork } else { false } }
 }

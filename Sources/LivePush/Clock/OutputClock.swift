@@ -86,6 +86,12 @@ struct OutputClock: Sendable {
         return packet.pts + offset
     }
 
+    /// What the current segment adds to input time (nil when a new segment is pending).
+    var inputOffset: Int64? {
+        if case .some = pendingSegment { return nil }
+        return offset
+    }
+
     /// The first packet after `beginSegment` fixes the segment's mapping.
     private mutating func beginPendingSegment(with packet: MediaPacket) {
         guard case .some(let announced) = pendingSegment else { return }

@@ -27,6 +27,9 @@ public struct AdCue: Sendable, Equatable {
     public var availsExpected: UInt8 = 0
     /// When to send it, µs of output time (at or before the splice).
     public var sendAt: Int64
+    /// A source's own section, passed on: sent as it is, with its splice time moved to
+    /// `spliceTime` (time_signal, segmentation descriptors and all).
+    public var original: SpliceInfoSection?
 
     public init(eventID: UInt32, outOfNetwork: Bool, spliceTime: Int64, duration: Int64?, sendAt: Int64) {
         self.eventID = eventID
@@ -38,6 +41,7 @@ public struct AdCue: Sendable, Equatable {
 
     /// The SCTE-35 splice_insert it stands for (times at 90 kHz on the stream's timeline).
     public var section: SpliceInfoSection {
+        if let original { return original.restamped(toTicks: Self.ticks(spliceTime)) }
         var insert = SpliceInsert(eventID: eventID, outOfNetwork: outOfNetwork, spliceTime: Self.ticks(spliceTime),
                                   breakDuration: duration.map(Self.ticks), autoReturn: true,
                                   availNum: availNum, availsExpected: availsExpected)

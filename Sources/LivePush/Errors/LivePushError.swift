@@ -75,6 +75,10 @@ extension LivePushError {
         case scheduleInvalid = 0x3003_0401
         case playoutEntryFailed = 0x3003_0402
         case controlRequestInvalid = 0x3003_0403
+        // Cues and breaks (issue 13)
+        case cueInvalid = 0x3003_0501
+        case opportunityUnresolved = 0x3003_0502
+        case breakSetupInvalid = 0x3003_0503
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -124,6 +128,9 @@ extension LivePushError {
             case .scheduleInvalid: "The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed."
             case .playoutEntryFailed: "A playout entry could not be played; the slate filled its time and the channel went on."
             case .controlRequestInvalid: "The control request is not valid; nothing was changed."
+            case .cueInvalid: "A cue read from the input is malformed or fails its CRC; it was ignored and the push goes on."
+            case .opportunityUnresolved: "A content resolver failed or timed out on a placement opportunity; the fallback filled it."
+            case .breakSetupInvalid: "The break options are not valid (alternate content, fallback or subscribed cues); nothing was pushed."
             }
         }
     }

@@ -23,6 +23,8 @@ struct DemuxedStream {
     var codecName: String { FF.codecName(codecID) }
     var isH264: Bool { codecID == AV_CODEC_ID_H264 }
     var isAAC: Bool { codecID == AV_CODEC_ID_AAC }
+    /// An MPEG-TS SCTE-35 cue stream: one splice_info_section per packet.
+    var isSCTE35: Bool { codecID == AV_CODEC_ID_SCTE_35 }
 
     init(_ stream: UnsafeMutablePointer<AVStream>) {
         let st = stream.pointee

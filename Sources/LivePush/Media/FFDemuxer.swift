@@ -83,6 +83,12 @@ final class FFDemuxer {
         return UnsafePointer(st.pointee.codecpar)
     }
 
+    /// The bytes of the packet `read()` filled.
+    var packetBytes: [UInt8] {
+        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(packet.pointee.size)))
+    }
+
     /// Reads the next packet into `packet`. False at the end of the file.
     func read() throws(LivePushError) -> Bool {
         guard let ctx = context else { return false }

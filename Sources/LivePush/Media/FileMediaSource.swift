@@ -11,6 +11,11 @@ final class FileMediaSource: MediaSource {
     private var demuxer: FFDemuxer
     private var video: (any VideoPacketProcessor)?
     private var audio: (any AudioPacketProcessor)?
+    /// The SCTE-35 cue stream, when the container has one (MPEG-TS with the CUEI registration).
+    private let cueStream: DemuxedStream?
+    /// The latest media timestamp read (µs): a cue arrives there (its packet's own timestamp
+    /// comes from the PCR, which runs behind the pictures).
+    private var lastReadTime: Int64 = 0
 
     /// Produced, not yet returned packets (raw timestamps); `head` is the next to return.
     private var queue: [MediaPacket] = []
@@ -26,6 +31,7 @@ final class FileMediaSource: MediaSource {
         self.demuxer = demuxer
         self.video = video
         self.audio = audio
+        cueStream = demuxer.streams.first(where: \.isSCTE35)
         info = StreamInfo(video: nil, audio: nil, duration: demuxer.durationMicros)
         try prefetch(dropUnconfigured: true)
         info = StreamInfo(video: self.video?.trackInfo, audio: self.audio?.trackInfo, duration: demuxer.durationMicros)
@@ -87,7 +93,7 @@ final class FileMediaSource: MediaSource {
             try pump()
             for packet in queue[before...] {
                 queuedBytes += packet.data.count
-                if packet.kind == .video { sawVideo = true } else { sawAudio = true }
+                if packet.kind == .video { sawVideo = true } else if packet.kind == .audio { sawAudio = true }
             }
             reads += 1
         }
@@ -124,6 +130,14 @@ final class FileMediaSource: MediaSource {
             return
         }
         let index = demuxer.packet.pointee.stream_index
+        if let cueStream, cueStream.index == index {
+            queue.append(MediaPacket(kind: .cue, data: demuxer.packetBytes, dts: lastReadTime, pts: lastReadTime, importance: .key))
+            return
+        }
+        if Int(index) < demuxer.streams.count,
+           let time = FF.micros(demuxer.packet.pointee.pts, demuxer.streams[Int(index)].timeBase) {
+            lastReadTime = max(lastReadTime, time)
+        }
         if let video, video.streamIndex == index {
             try video.process(demuxer.packet, into: &queue)
             try generateAudio(after: produced)

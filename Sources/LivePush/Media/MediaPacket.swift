@@ -8,6 +8,10 @@ public struct MediaPacket: Sendable {
         case video, audio
         /// A timed data message (an AMF0 body, e.g. a cue), sent as an RTMP/FLV script message.
         case data
+        /// A cue read from the input: an SCTE-35 splice_info_section (its bytes), stamped with
+        /// where it arrived on the input's timeline. Never sent as it is: the push reads it
+        /// (``SourceCue``) and passes it on re-stamped.
+        case cue
     }
 
     /// How much a video frame matters to the frames after it; drives the send-queue drop policy.

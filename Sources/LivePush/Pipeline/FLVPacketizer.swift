@@ -45,7 +45,7 @@ struct FLVPacketizer {
         let timestampMs = UInt32(truncatingIfNeeded: max(0, packet.dts) / 1000)
         if packet.isSequenceHeader { return sequenceHeader(packet, timestampMs: timestampMs) }
         switch packet.kind {
-        case .data:
+        case .data, .cue:
             // Sent as is: not wrapped in @setDataFrame, which would make a cue metadata.
             return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .video:
@@ -66,7 +66,7 @@ struct FLVPacketizer {
         case .video:
             info.video?.decoderConfiguration = packet.data
             return FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.avcSequenceHeader(packet.data))
-        case .data:
+        case .data, .cue:
             return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .audio:
             info.audio?.audioSpecificConfig = packet.data

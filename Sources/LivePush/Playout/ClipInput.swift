@@ -86,7 +86,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     /// The packet if it falls inside the entry; marks a track done once it passes `out`.
     private func cut(_ packet: MediaPacket) -> MediaPacket? {
         switch packet.kind {
-        case .data:
+        case .data, .cue:
             return packet
         case .video:
             guard !done.video else { return nil }

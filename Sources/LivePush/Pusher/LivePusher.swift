@@ -23,6 +23,8 @@ public final class LivePusher: Sendable {
     private let authWatcher: Mutex<AuthExpiryWatcher>
     /// Filters, detector, bitrate and pause image: shared with the media pipeline, kept across pushes.
     let hooks = PipelineHooks()
+    /// The opportunity and content resolvers the next push consults (SCTE-35 by default).
+    public let resolvers = ResolverRegistry()
 
     public init(config: PushConfig = PushConfig()) {
         self.config = config
@@ -97,7 +99,8 @@ public final class LivePusher: Sendable {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
         let source = try MediaSourceFactory.open(path: path, options: mediaOptions, hooks: hooks)
-        try start(source: UncheckedTransfer(value: source), urls: pushURLs)
+        let breaks = try makeBreakSetup(for: source.info, path: path)
+        try start(source: UncheckedTransfer(value: source), urls: pushURLs, breaks: breaks)
     }
 
     /// Starts pushing from any ``MediaSource``. The pusher takes the source over: do not use
@@ -127,7 +130,8 @@ public final class LivePusher: Sendable {
         hooks.resetStats()
     }
 
-    func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL], sequence: (any InputSequence)? = nil) throws(LivePushError) {
+    func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL], sequence: (any InputSequence)? = nil,
+               breaks: BreakSetup? = nil) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible) { [weak self] error in
@@ -142,7 +146,7 @@ public final class LivePusher: Sendable {
             throw error
         }
         let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder,
-                                     slate: slate, sequence: sequence) { [weak self] signal in
+                                     slate: slate, sequence: sequence, breaks: breaks) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }

@@ -25,6 +25,9 @@ public struct PushConfig: Sendable {
     public var cueFormat: CueFormat = .adCue
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
+    /// Cues read from the input, the opportunities they open, and what fills them
+    /// (alternate content, the fallback, which cues count).
+    public var breaks = BreakOptions()
     public var looping: Looping = .once
     /// How the file is read: stream copy or transcode, encoder bitrates.
     public var media = MediaSourceOptions()

@@ -12,6 +12,8 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
     /// A playout channel's timeline moved on (entries, ad breaks, failures, changes).
     func pusher(_ pusher: LivePusher, playout event: PlayoutEvent)
+    /// Cues, opportunities, resolvers, breaks and blackouts (``BreakEvent``).
+    func pusher(_ pusher: LivePusher, breaks event: BreakEvent)
 }
 
 extension LivePusherInfoDelegate {
@@ -23,6 +25,7 @@ extension LivePusherInfoDelegate {
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
     public func pusher(_ pusher: LivePusher, playout event: PlayoutEvent) {}
+    public func pusher(_ pusher: LivePusher, breaks event: BreakEvent) {}
 }
 
 /// Network callbacks (reference: `AlivcLivePusherNetworkDelegate`). Every method is optional.

@@ -71,6 +71,8 @@ public enum PushEvent: Sendable, Equatable {
     /// The channel's timeline moved on: an entry or an ad break started or ended, an entry
     /// failed and the slate stands in, or the running order changed.
     case playout(PlayoutEvent)
+    /// Cues read from the input, opportunities, resolvers, breaks and blackouts (info group).
+    case breaks(BreakEvent)
 
     public enum Group: String, Sendable { case info, network, error, bgm, filter }
 
@@ -85,7 +87,7 @@ public enum PushEvent: Sendable, Equatable {
              .bgmDownloadTimeout: .bgm
         case .filterCreated, .filterDestroyed, .filterFailed: .filter
         case .output(_, _, let event): event.group
-        case .playout: .info
+        case .playout, .breaks: .info
         }
     }
 
@@ -127,6 +129,7 @@ public enum PushEvent: Sendable, Equatable {
         case .filterFailed: "filterFailed"
         case .output(_, _, let event): event.name
         case .playout(let event): event.name
+        case .breaks(let event): event.name
         }
     }
 
@@ -138,6 +141,7 @@ public enum PushEvent: Sendable, Equatable {
         case .stateChanged(.failed(let e)): e
         case .output(_, _, let event): event.error
         case .playout(.entryFailed(_, let e)): e
+        case .breaks(.cueRejected(let e)), .breaks(.opportunityFailed(_, let e)): e
         default: nil
         }
     }

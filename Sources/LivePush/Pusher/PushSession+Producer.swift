@@ -11,8 +11,12 @@ extension PushSession {
     static let pacingSlack: Int64 = 80_000
 
     /// What the producer is doing: which input is on air and what the next packets need.
-    private struct OnAir {
+    struct OnAir {
         var input: any MediaSource
+        /// The input whose cues open breaks (the push's own input, when it plays breaks).
+        var main: ObjectIdentifier?
+        /// While a break plays: the main input, read on underneath.
+        var background: BreakBackground?
         /// The main input, while the slate plays.
         var suspended: (any MediaSource)?
         /// Packets of the input that went off air, stamped before the switch: sent first.
@@ -64,6 +68,10 @@ extension PushSession {
                         configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
         air.clock.beginSegment(start: source.start)
         if let sequence { air.cues = sequence.cues(forInputStartingAt: 0) }
+        if let breaks {
+            air.main = ObjectIdentifier(source)
+            breaks.director.prepare()
+        }
         do {
             while true {
                 guard try applyCommands(&air) else { return }
@@ -81,7 +89,15 @@ extension PushSession {
                     putOnAir(next, from: sequence, &air)
                     continue
                 }
+                if air.background != nil {
+                    guard try advanceBreak(&air) else { break }
+                    if air.background == nil { continue }
+                }
                 guard let packet = try nextPacket(&air) else {
+                    if air.background != nil {
+                        try nextFill(&air)
+                        continue
+                    }
                     guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
                     if let sequence {
                         guard let next = sequence.nextInput() else { break }
@@ -94,6 +110,14 @@ extension PushSession {
                     air.switchTo(air.input, fromStart: true)
                     air.pass += 1
                     lock.withLock { loopsCompleted = air.pass - 1 }
+                    continue
+                }
+                if packet.kind == .cue {
+                    receiveCue(packet, &air)
+                    continue
+                }
+                if let plan = breakDue(before: packet, &air) {
+                    try startBreak(plan, before: packet, &air)
                     continue
                 }
                 if packet.kind == .video && air.awaitingKeyframe {
@@ -145,14 +169,14 @@ extension PushSession {
     }
 
     /// Sends the cues due by output time `time`, as data messages (``PushConfig/cueFormat``).
-    private func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
+    func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
         while let cue = air.cues.first, cue.sendAt <= time {
             air.cues.removeFirst()
             deliver(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
         }
     }
 
-    private func deliver(_ packet: MediaPacket) {
+    func deliver(_ packet: MediaPacket) {
         for output in outputs { output.push(packet) }
         recorder?.offer(packet)
     }
@@ -167,7 +191,7 @@ extension PushSession {
             guard let configuration = air.owedHeaders.audio else { return nil }
             air.owedHeaders.audio = nil
             return .sequenceHeader(.audio, configuration: configuration, at: packet.dts)
-        case .data:
+        case .data, .cue:
             return nil
         }
     }
@@ -211,7 +235,7 @@ extension PushSession {
     /// read on until the audio reaches where the pictures end: the next input then starts on
     /// both tracks at once, with no hole in the sound. What it produces beyond that point is
     /// held for when it is on air again.
-    private func takeOffAir(_ air: inout OnAir) throws(LivePushError) {
+    func takeOffAir(_ air: inout OnAir) throws(LivePushError) {
         for packet in try air.input.suspend() { leave(packet, &air) }
         var held = air.replay
         air.replay = []
@@ -232,6 +256,10 @@ extension PushSession {
 
     /// Stamps a packet of the input going off air, for sending before the switch.
     private func leave(_ packet: MediaPacket, _ air: inout OnAir) {
+        if packet.kind == .cue {
+            receiveCue(packet, &air)
+            return
+        }
         if packet.kind == .video && air.awaitingKeyframe && !packet.isKeyframe { return }
         air.leftover.append(air.clock.stamp(packet))
     }

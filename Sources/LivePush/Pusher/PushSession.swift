@@ -27,6 +27,8 @@ final class PushSession: @unchecked Sendable {
     let slate: UncheckedTransfer<any MediaSource>?
     /// What follows the first input (a playout timeline); nil: the input, looped as configured.
     let sequence: (any InputSequence)?
+    /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
+    let breaks: BreakSetup?
     let lock = ConditionLock()
     /// Outputs report from their own threads; folding a signal and passing on what it means
     /// happen under this lock, so the pusher hears the push's changes in the order they happened.
@@ -42,12 +44,13 @@ final class PushSession: @unchecked Sendable {
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
          slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
-         signal: @escaping @Sendable (Signal) -> Void) {
+         breaks: BreakSetup? = nil, signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
         self.info = info
         self.recorder = recorder
         self.slate = slate
         self.sequence = sequence
+        self.breaks = breaks
         // The recording is closed before the pusher hears that the push ended, so that the file
         // is complete when `stopped` arrives.
         self.signal = { event in

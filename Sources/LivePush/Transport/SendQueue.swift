@@ -134,7 +134,7 @@ struct SendQueue {
     private mutating func count(_ packet: MediaPacket) {
         guard !packet.isNeverDropped else { return }
         switch (packet.kind, packet.importance) {
-        case (.data, _): break
+        case (.data, _), (.cue, _): break
         case (.audio, _): drops.audio += 1
         case (.video, .disposable): drops.disposable += 1
         case (.video, .reference): drops.reference += 1

@@ -1,0 +1,206 @@
+import Foundation
+import Synchronization
+
+/// What fills a break, in order: the resolved ads, then the fallback until the break ends.
+enum BreakFill: Sendable, Equatable {
+    case ad(PlayoutSchedule.Clip)
+    /// Loops until the break ends.
+    case alternate
+    /// Black with silence until the break ends.
+    case slate
+    /// The main content comes back (the break ends early, on its next keyframe).
+    case main
+
+    var name: String {
+        switch self {
+        case .ad(let clip): "ad \(clip.id)"
+        case .alternate: "alternate"
+        case .slate: "slate"
+        case .main: "main"
+        }
+    }
+}
+
+/// A break to play now: its window on the main input's timeline and what fills it.
+struct BreakPlan: Sendable, Equatable {
+    var window: BreakSchedule.Window
+    var fills: [BreakFill]
+}
+
+/// The control side of a push's breaks: reads the main input's cues through the opportunity
+/// resolvers into a ``BreakSchedule``, asks the content resolvers (each on its own task, under
+/// the deadline), and tells the producer which break to play and with what. The producer
+/// thread calls everything but the resolvers' completions.
+final class BreakDirector: @unchecked Sendable {
+    let options: BreakOptions
+    private let opportunityResolvers: [any OpportunityResolver]
+    private let contentResolvers: [any ContentResolver]
+    private let emit: @Sendable (BreakEvent) -> Void
+    /// An input read once, whole, before the push (a file): its cues, resolved up front.
+    private let upFrontCues: (() -> [SourceCue])?
+    /// Producer thread only.
+    private var schedule = BreakSchedule()
+    private let resolutions = Mutex<[UInt32: Resolution]>([:])
+    /// Entered per resolution, left when it settles: waiting for the up-front ones.
+    private let unsettled = DispatchGroup()
+
+    private enum Resolution {
+        case pending(cancel: @Sendable () -> Void)
+        case resolved([AdBreak])
+        case unresolved
+    }
+
+    init(options: BreakOptions, resolvers: ResolverRegistry, upFrontCues: (() -> [SourceCue])?,
+         emit: @escaping @Sendable (BreakEvent) -> Void) {
+        self.options = options
+        (opportunityResolvers, contentResolvers) = resolvers.snapshot(subscription: options.subscription)
+        self.upFrontCues = upFrontCues
+        self.emit = emit
+    }
+
+    /// Before the first packet: a file's cues are all resolved now, within the deadline.
+    func prepare() {
+        guard let upFrontCues, !contentResolvers.isEmpty else { return }
+        for cue in upFrontCues() { apply(cue) }
+        // Each resolution settles by its deadline at the latest (a timeout settles it).
+        _ = unsettled.wait(timeout: .now() + .nanoseconds(Int(options.resolverTimeout.nanoseconds)) + .milliseconds(100))
+    }
+
+    /// A cue packet read from the main input, whose time maps to output time by `+ offset`.
+    /// Returns the cue to pass on (sent at output time `now`), if it is one and cues are passed on.
+    func receive(_ packet: MediaPacket, offset: Int64, now: Int64) -> AdCue? {
+        let cue: SourceCue
+        do {
+            cue = try SourceCue(bytes: packet.data, arrival: packet.pts)
+        } catch {
+            emit(.cueRejected(error))
+            return nil
+        }
+        emit(.cueReceived(cue))
+        apply(cue)
+        guard options.passSourceCues, cue.eventID != nil else { return nil }
+        return cue.passedOn(offset: offset, sendAt: now)
+    }
+
+    private func apply(_ cue: SourceCue) {
+        for resolver in opportunityResolvers {
+            for signal in resolver.signals(for: cue) {
+                switch schedule.apply(signal) {
+                case .opened(let opportunity):
+                    emit(.opportunityDetected(opportunity))
+                    resolve(opportunity)
+                case .cancelled(let opportunity):
+                    settle(opportunity, .unresolved)
+                case .none:
+                    break
+                }
+            }
+        }
+    }
+
+    // MARK: Breaks
+
+    /// The main input's next packet is at input time `time`: the break to play before it, if
+    /// one starts by then. An ad break that nothing fills (fallback: the main content) is
+    /// passed over.
+    func breakDue(by time: Int64) -> BreakPlan? {
+        while let window = schedule.start(dueBy: time) {
+            let fills = fills(for: window.opportunity)
+            if fills != [.main] {
+                let plan = BreakPlan(window: window, fills: fills)
+                emit(window.opportunity.kind == .blackout ? .blackoutStarted(window.opportunity)
+                     : .breakStarted(window.opportunity, fill: fills.map(\.name).joined(separator: ", ")))
+                return plan
+            }
+            _ = schedule.finishActive()
+        }
+        return nil
+    }
+
+    /// Where the break on air ends on the main input's timeline (nil: not known yet).
+    var activeEnd: Int64? { schedule.active?.end }
+
+    /// The break on air ends at `time` at the latest (its fill ran out and the main content
+    /// comes back; an end command).
+    func closeActive(at time: Int64) {
+        schedule.closeActive(at: time)
+    }
+
+    func finishActive() {
+        guard let window = schedule.finishActive() else { return }
+        emit(window.opportunity.kind == .blackout ? .blackoutEnded(window.opportunity) : .breakEnded(window.opportunity))
+    }
+
+    private func fills(for opportunity: PlacementOpportunity) -> [BreakFill] {
+        let alternate: [BreakFill] = options.alternate != nil ? [.alternate] : [.slate]
+        if opportunity.kind == .blackout { return alternate }
+        let ads = resolvedAds(for: opportunity).map(BreakFill.ad)
+        switch options.adBreakFallback {
+        case .alternate: return ads + alternate
+        case .slate: return ads + [.slate]
+        case .main: return ads + [.main]
+        }
+    }
+
+    // MARK: Content resolution
+
+    private func resolve(_ opportunity: PlacementOpportunity) {
+        guard opportunity.kind == .adBreak,
+              let resolver = contentResolvers.first(where: { $0.shouldHandle(opportunity) }) else { return }
+        let known = resolutions.withLock { $0[opportunity.id] != nil }
+        guard !known else { return }
+        unsettled.enter()
+        // Pending before the task starts: an answer that comes at once must find it so.
+        let task = ResolverTask()
+        resolutions.withLock {
+            $0[opportunity.id] = .pending(cancel: {
+                task.running.withLock { $0?.cancel() }
+                resolver.cancel(opportunity)
+            })
+        }
+        let running = Task { [weak self] in
+            do {
+                let breaks = try await resolver.process(opportunity)
+                self?.settle(opportunity, .resolved(breaks))
+            } catch {
+                self?.settle(opportunity, .unresolved, failure: LivePushError(.opportunityUnresolved, "opportunity \(opportunity.id): \(error)"))
+            }
+        }
+        task.running.withLock { $0 = running }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(options.resolverTimeout.nanoseconds))) { [weak self] in
+            self?.settle(opportunity, .unresolved, timedOut: true)
+        }
+    }
+
+    /// The first answer counts: a resolution settles once. A timeout cancels the resolver.
+    private func settle(_ opportunity: PlacementOpportunity, _ outcome: Resolution, timedOut: Bool = false,
+                        failure: LivePushError? = nil) {
+        let pending = resolutions.withLock { table -> (@Sendable () -> Void)? in
+            guard case .pending(let cancel) = table[opportunity.id] else { return nil }
+            table[opportunity.id] = outcome
+            return cancel
+        }
+        guard let cancelResolver = pending else { return }
+        if timedOut {
+            cancelResolver()
+            emit(.opportunityTimedOut(opportunity))
+        } else if let failure {
+            emit(.opportunityFailed(opportunity, failure))
+        } else if case .resolved(let breaks) = outcome {
+            emit(.opportunityResolved(opportunity, ads: breaks.reduce(0) { $0 + $1.ads.count }))
+        }
+        unsettled.leave()
+    }
+
+    /// The ads resolved for a break at its splice; a resolution still pending is out of time.
+    private func resolvedAds(for opportunity: PlacementOpportunity) -> [PlayoutSchedule.Clip] {
+        settle(opportunity, .unresolved, timedOut: true)
+        guard case .resolved(let breaks) = resolutions.withLock({ $0[opportunity.id] }) else { return [] }
+        return breaks.flatMap(\.ads)
+    }
+}
+
+/// The task a content resolver runs on, once started (a cancel may come first).
+private final class ResolverTask: Sendable {
+    let running = Mutex<Task<Void, Never>?>(nil)
+}

@@ -1,0 +1,34 @@
+/// What a push reports about the cues it reads and the breaks it plays (``PushEvent/breaks(_:)``).
+public enum BreakEvent: Sendable, Equatable {
+    /// A cue was read from the input (the opportunities it opened or closed follow).
+    case cueReceived(SourceCue)
+    /// A malformed cue was ignored (`cueInvalid`).
+    case cueRejected(LivePushError)
+    case opportunityDetected(PlacementOpportunity)
+    /// A content resolver answered with this many ads.
+    case opportunityResolved(PlacementOpportunity, ads: Int)
+    /// The content resolver threw (`opportunityUnresolved`); the fallback fills it.
+    case opportunityFailed(PlacementOpportunity, LivePushError)
+    /// The content resolver was too late and was cancelled; the fallback fills it.
+    case opportunityTimedOut(PlacementOpportunity)
+    /// The output switched away from the main content (which goes on underneath).
+    case breakStarted(PlacementOpportunity, fill: String)
+    case breakEnded(PlacementOpportunity)
+    case blackoutStarted(PlacementOpportunity)
+    case blackoutEnded(PlacementOpportunity)
+
+    public var name: String {
+        switch self {
+        case .cueReceived: "cueReceived"
+        case .cueRejected: "cueRejected"
+        case .opportunityDetected: "opportunityDetected"
+        case .opportunityResolved: "opportunityResolved"
+        case .opportunityFailed: "opportunityFailed"
+        case .opportunityTimedOut: "opportunityTimedOut"
+        case .breakStarted: "breakStarted"
+        case .breakEnded: "breakEnded"
+        case .blackoutStarted: "blackoutStarted"
+        case .blackoutEnded: "blackoutEnded"
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// A file's SCTE-35 cues, read in one pass of the demuxer before the push (nothing is
+/// decoded), so that its opportunities can be resolved up front (a VOD input).
+enum CueScan {
+    /// Every cue the file carries, where it arrives; malformed sections are left out here (the
+    /// push reports them when it reads them). Empty when the file has no cue stream.
+    static func cues(inFile path: String) -> [SourceCue] {
+        guard let demuxer = try? FFDemuxer(path: path), let cueStream = demuxer.streams.first(where: \.isSCTE35) else { return [] }
+        var cues: [SourceCue] = []
+        var lastTime: Int64 = 0
+        while (try? demuxer.read()) == true {
+            let index = demuxer.packet.pointee.stream_index
+            if index == cueStream.index {
+                if let cue = try? SourceCue(bytes: demuxer.packetBytes, arrival: lastTime) { cues.append(cue) }
+            } else if Int(index) < demuxer.streams.count,
+                      let time = FF.micros(demuxer.packet.pointee.pts, demuxer.streams[Int(index)].timeBase) {
+                lastTime = max(lastTime, time)
+            }
+        }
+        return cues
+    }
+}

@@ -1,0 +1,52 @@
+/// Breaks signalled in a file's cues: the opportunities they open, filled with ads, the
+/// alternate content or the slate (see ``BreakOptions`` and ``ResolverRegistry``).
+extension LivePusher {
+    /// What the push of `path` needs to play its breaks. The alternate content is opened once
+    /// here, so that a missing or unreadable one fails the start rather than the first break.
+    func makeBreakSetup(for info: StreamInfo, path: String) throws(LivePushError) -> BreakSetup {
+        let options = config.breaks
+        if options.fallback == .alternate && options.alternate == nil {
+            throw LivePushError(.breakSetupInvalid, "the fallback is the alternate content, but no alternate content is given")
+        }
+        let fillOptions = breakFillOptions(for: info)
+        let hooks = hooks
+        if let alternate = options.alternate {
+            do {
+                _ = try MediaSourceFactory.open(path: alternate, options: fillOptions, hooks: hooks)
+            } catch {
+                throw LivePushError(.breakSetupInvalid, "alternate content \(alternate): \(error.message)")
+            }
+        }
+        let copy = !fillOptions.forceTranscode
+        let director = BreakDirector(options: options, resolvers: resolvers,
+                                     upFrontCues: path == FFDemuxer.standardInput ? nil : { CueScan.cues(inFile: path) }) { [weak self] event in
+            self?.emit(.breaks(event))
+        }
+        return BreakSetup(director: director, open: { fill throws(LivePushError) in
+            switch fill {
+            case .ad(let clip):
+                return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, hooks: hooks)
+            case .alternate:
+                return try MediaSourceFactory.open(path: options.alternate ?? "", options: fillOptions, hooks: hooks)
+            case .slate, .main:
+                let video = info.video.map { FrameInput.VideoFormat(width: $0.width, height: $0.height, frameRate: $0.frameRate > 0 ? $0.frameRate : 25) }
+                    ?? FrameInput.VideoFormat(width: 320, height: 240, frameRate: 25)
+                return try StillInput(image: nil, video: video, audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
+                                      duration: nil, options: fillOptions, mixer: hooks.audio, blackWithoutImage: true)
+            }
+        }, report: { [weak self] error in self?.report(error) })
+    }
+
+    /// Fills are made like the main input: encoded at its size, rate and sample rate when it is
+    /// encoded, else copied where they can be (a new sequence header marks a different format).
+    private func breakFillOptions(for info: StreamInfo) -> MediaSourceOptions {
+        var options = mediaOptions
+        if hooks.isEncodingVideo, let video = info.video {
+            options.forceTranscode = true
+            options.outputSize = VideoSize(width: video.width, height: video.height)
+            if video.frameRate > 0 { options.frameRate = video.frameRate }
+        }
+        options.audioSampleRate = info.audio?.sampleRate
+        return options
+    }
+}

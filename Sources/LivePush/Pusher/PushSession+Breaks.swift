@@ -1,0 +1,160 @@
+/// What the producer needs to play breaks: the director that says when and with what, and a
+/// way to open each fill (made by the pusher, which knows the push's format).
+struct BreakSetup: @unchecked Sendable {
+    let director: BreakDirector
+    let open: (BreakFill) throws(LivePushError) -> any MediaSource
+    /// Where a fill that cannot be opened is reported (the break goes on with the next fill).
+    let report: @Sendable (LivePushError) -> Void
+}
+
+/// The main input while a break plays. It is read on underneath, in step with the output, as
+/// a live feed would be: what it shows meanwhile is dropped, its cues are still read (the
+/// break's end usually comes that way), and it comes back on its first keyframe at or after
+/// the break's end.
+struct BreakBackground {
+    var input: any MediaSource
+    /// Main input time + offset = output time, as when the break started.
+    var offset: Int64
+    /// Read from the main input, not yet due.
+    var queue: [MediaPacket]
+    /// Sound past the break's end, read while looking for the keyframe to come back on.
+    var pastEnd: [MediaPacket] = []
+    /// Where the main input comes back (its keyframe at or after the break's end), once read.
+    var returnPoint: Int64?
+    /// Come back on the next keyframe, whenever it is (the fills ran out).
+    var returnNow = false
+    var mainEnded = false
+    /// What is still to play; the last one (alternate, slate) repeats until the break ends.
+    var fills: [BreakFill]
+    /// The fill on air, kept to loop it.
+    var filler: (any MediaSource)?
+}
+
+/// Breaks: the producer switches from the main input to what fills a break (ads, alternate
+/// content, the slate) and back. The switches are the ordinary ones (``OutputClock`` segments,
+/// audio caught up to the pictures, sequence headers when the configuration changes).
+extension PushSession {
+    /// A cue of the input on air: read when that is the main input (and passed on, re-stamped).
+    func receiveCue(_ packet: MediaPacket, _ air: inout OnAir) {
+        guard let breaks, air.main == ObjectIdentifier(air.input), air.background == nil else { return }
+        let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
+        passOn(breaks.director.receive(packet, offset: offset, now: air.clock.end), &air)
+    }
+
+    private func passOn(_ cue: AdCue?, _ air: inout OnAir) {
+        guard let cue else { return }
+        air.cues.append(cue)
+        air.cues.sort { $0.sendAt < $1.sendAt }
+    }
+
+    /// The break to play before the main input's `packet`, if one starts there.
+    func breakDue(before packet: MediaPacket, _ air: inout OnAir) -> BreakPlan? {
+        guard let breaks, air.background == nil, air.suspended == nil, air.main == ObjectIdentifier(air.input),
+              packet.kind == .video || air.input.info.video == nil else { return nil }
+        return breaks.director.breakDue(by: packet.pts)
+    }
+
+    /// The main input goes off air before `packet` and the break's first fill goes on.
+    func startBreak(_ plan: BreakPlan, before packet: MediaPacket, _ air: inout OnAir) throws(LivePushError) {
+        let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
+        air.replay.insert(packet, at: 0)
+        try takeOffAir(&air)
+        let main = air.input
+        air.background = BreakBackground(input: main, offset: offset,
+                                         queue: air.held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
+                                         fills: plan.fills)
+        try nextFill(&air)
+    }
+
+    /// The fill on air ended (or the break just started): the next one goes on air; the last
+    /// one (alternate, slate) starts again; the main content comes back when that is the fill.
+    func nextFill(_ air: inout OnAir) throws(LivePushError) {
+        guard var background = air.background, let breaks else { return }
+        defer { air.background = background }
+        if let filler = background.filler, background.fills.count <= 1, background.fills.first != .main {
+            // The last fill repeats until the break ends: an alternate shorter than the break loops.
+            try filler.rewind()
+            air.switchTo(filler, fromStart: true)
+            return
+        }
+        if background.filler != nil, !background.fills.isEmpty { background.fills.removeFirst() }
+        while let fill = background.fills.first {
+            if fill == .main {
+                background.returnNow = true
+                background.filler = nil
+                return
+            }
+            do {
+                let input = try breaks.open(fill)
+                background.filler = input
+                air.switchTo(input, fromStart: true)
+                return
+            } catch {
+                breaks.report(error)
+                background.fills.removeFirst()
+                if background.fills.isEmpty { background.fills = [.slate] }
+            }
+        }
+    }
+
+    /// Reads the main input underneath up to where the output stands, and ends the break when
+    /// the output reaches the main input's return point. False when the main input ended with
+    /// the break (the push is over).
+    func advanceBreak(_ air: inout OnAir) throws(LivePushError) -> Bool {
+        guard var background = air.background, let breaks else { return true }
+        let director = breaks.director
+        while background.returnPoint == nil, !background.mainEnded {
+            let packet: MediaPacket
+            if !background.queue.isEmpty {
+                packet = background.queue.removeFirst()
+            } else if let next = try background.input.nextPacket() {
+                packet = next
+            } else {
+                background.mainEnded = true
+                break
+            }
+            if packet.kind == .cue {
+                passOn(director.receive(packet, offset: background.offset, now: air.clock.end), &air)
+                continue
+            }
+            if background.returnNow || director.activeEnd.map({ packet.pts >= $0 }) == true {
+                // Past the break's end: the main input comes back on its next keyframe, with
+                // its sound from there (files interleave sound ahead of the pictures).
+                let opensPictures = packet.kind == .video ? packet.isKeyframe : background.input.info.video == nil
+                if opensPictures {
+                    background.returnPoint = packet.pts
+                    let sound = background.pastEnd.filter { $0.pts + $0.duration / 2 > packet.pts }
+                    background.queue.insert(contentsOf: [packet] + sound, at: 0)
+                    background.pastEnd = []
+                    break
+                }
+                if packet.kind == .audio {
+                    background.pastEnd.append(packet)
+                    if background.pastEnd.count > Self.catchUpLimit { background.pastEnd.removeFirst() }
+                }
+                continue
+            }
+            if packet.pts + background.offset > air.clock.end {
+                background.queue.insert(packet, at: 0)
+                break
+            }
+            // What the main input showed during the break: not sent.
+        }
+        let reachedReturn = background.returnPoint.map { background.returnNow || air.clock.end >= $0 + background.offset } ?? false
+        let reachedEnd = background.mainEnded
+            && (background.returnNow || director.activeEnd.map { air.clock.end >= $0 + background.offset } ?? true)
+        guard reachedReturn || reachedEnd else {
+            air.background = background
+            return true
+        }
+        // The break is over: the fill goes off air, the main input comes back where it stands.
+        if background.filler != nil || !background.returnNow { try takeOffAir(&air) }
+        air.held.removeValue(forKey: ObjectIdentifier(air.input))
+        director.finishActive()
+        air.background = nil
+        guard !background.queue.isEmpty else { return !background.mainEnded }
+        air.held[ObjectIdentifier(background.input)] = background.queue
+        air.switchTo(background.input, fromStart: false)
+        return true
+    }
+}

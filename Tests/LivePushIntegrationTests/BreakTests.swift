@@ -1,0 +1,149 @@
+import Foundation
+import LivePush
+import LivePushLoopback
+import LivePushWire
+import Synchronization
+import XCTest
+
+/// Cues read from a TS source open opportunities; the output switches to what fills them while
+/// the source runs on underneath, and comes back where the source then stands. Checked in what
+/// nginx recorded (pictures and sound) and, for the cues nginx drops, in what the project's
+/// own receiver recorded, decoded again by threefive.
+final class BreakTests: NginxTestCase {
+    /// The source: out at 6 s for 5 s, back at 11 s, 20 s in all. Its first 11 s are
+    /// A (red, 440 Hz) and the rest B (lime, 660 Hz): what comes back after the break shows
+    /// whether the source ran on underneath (B) or waited (A).
+    private func makeSource() throws -> String {
+        let path = try CuedTestMedia.make(in: dir, main: .a, seconds: 11, then: .b, for: 9,
+                                          cues: [.init(eventID: 7, at: 6, duration: 5), .init(eventID: 7, at: 11, duration: nil)])
+        // scte35inject leaves out the file's last partial chunk: B is as long as what is left.
+        bSeconds = Double(try FFProbe.run(path).videoPackets.count) / 25 - 11
+        XCTAssertGreaterThan(bSeconds, 7)
+        return path
+    }
+
+    private var bSeconds = 9.0
+
+    /// In real time, to two servers at once (both publish before much is sent).
+    func testACuedSourceSwitchesToTheAlternateAndBackWhileTheSourceRunsOnUnderneath() async throws {
+        let source = try makeSource()
+        let alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        let receiver = RTMPReceiver(configuration: .init(recordDirectory: dir.appendingPathComponent("receiver").path))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+        let received = receiver.makeEventStream()
+
+        let result = try LivePushCLI.run(["push", source, server.url(stream: "cued"), "rtmp://127.0.0.1:\(port)/live/cued",
+                                          "--alternate", alternate, "--json"], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let names = Self.events(result).compactMap { $0["event"] as? String }
+        XCTAssertEqual(names.filter { $0 == "cueReceived" }.count, 2, "\(names)")
+        XCTAssertEqual(names.filter { ["opportunityDetected", "breakStarted", "breakEnded"].contains($0) },
+                       ["opportunityDetected", "breakStarted", "breakEnded"])
+
+        // nginx: source 0–6 s, alternate 6–11 s (looped: it is 3 s long), source 11–20 s.
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "cued"), frameRate: 25)
+        PlayoutTests.check(recording, against: [(.a, 6), (.x, 5), (.b, bSeconds)], tolerance: 2)
+
+        // The project's receiver: the source's cues, passed on re-stamped, as onAdCue.
+        var recordingPath: String?
+        for await event in received {
+            if case .publishEnded(let summary) = event { recordingPath = summary.recordingPath; break }
+        }
+        let cues = try PlayoutTests.adCues(inFLV: try XCTUnwrap(recordingPath))
+        XCTAssertEqual(cues.map(\.handler), ["onAdCue", "onAdCue"], "no cue wrapped in @setDataFrame")
+        guard cues.count == 2, recording.starts.count == 3 else { return }
+        let (out, back) = (cues[0], cues[1])
+        XCTAssertTrue(out.section.command.isOut)
+        XCTAssertEqual(out.time, recording.starts[1], accuracy: 0.1, "the cue-out's time is the alternate's first picture")
+        XCTAssertEqual(out.duration, 5, accuracy: 0.01)
+        XCTAssertFalse(back.section.command.isOut)
+        XCTAssertEqual(back.time, recording.starts[2], accuracy: 0.1, "the return's time is where the source is back")
+        XCTAssertLessThan(out.tagTime, out.time - 1.5, "passed on when it arrived, ahead of the splice")
+        let decoded = try PythonTools.threefive(cues.map(\.base64))
+        XCTAssertEqual(decoded.count, 2)
+        for (cue, other) in zip(cues, decoded) {
+            let command = other["command"] as? [String: Any]
+            XCTAssertEqual(command?["name"] as? String, "Splice Insert")
+            XCTAssertEqual(command?["splice_event_id"] as? Int, 7)
+            XCTAssertEqual(command?["pts_time"] as? Double ?? -1, cue.time, accuracy: 0.001)
+        }
+    }
+
+    // MARK: Content resolvers
+
+    /// A content resolver that answers, is late, or throws, and notes what it was told.
+    final class ScriptedResolver: ContentResolver, @unchecked Sendable {
+        enum Behaviour { case answer([PlayoutSchedule.Clip]), late, fail }
+        struct Refused: Error {}
+        let behaviour: Behaviour
+        let cancelled = Mutex<[UInt32]>([])
+
+        init(_ behaviour: Behaviour) { self.behaviour = behaviour }
+
+        func shouldHandle(_ opportunity: PlacementOpportunity) -> Bool { opportunity.kind == .adBreak }
+
+        func process(_ opportunity: PlacementOpportunity) async throws -> [AdBreak] {
+            switch behaviour {
+            case .answer(let ads): return [AdBreak(ads: ads)]
+            case .late:
+                try await Task.sleep(for: .seconds(30))  // cancelled long before
+                return []
+            case .fail: throw Refused()
+            }
+        }
+
+        func cancel(_ opportunity: PlacementOpportunity) {
+            cancelled.withLock { $0.append(opportunity.id) }
+        }
+    }
+
+    /// Pushes the cued source with `resolver` registered (the alternate as fallback).
+    private func push(resolvedBy resolver: ScriptedResolver, stream: String) async throws -> (PushRun, PlayoutRecording) {
+        let source = try makeSource()
+        var config = PushHelpers.fastConfig()
+        config.breaks.alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        config.breaks.resolverTimeout = .milliseconds(500)
+        let pusher = LivePusher(config: config)
+        pusher.resolvers.register(resolver)
+        let events = pusher.events()
+        try pusher.start(file: source, url: server.url(stream: stream))
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error)
+        return (run, try PlayoutRecording(path: try await server.awaitRecording(stream: stream), frameRate: 25))
+    }
+
+    func testAResolverThatAnswersInTimeHasItsAdsPlayed() async throws {
+        let ad = try PlayoutClip.y.make(in: dir, seconds: 3)
+        let resolver = ScriptedResolver(.answer([PlayoutSchedule.Clip(id: "ad1", source: ad, in: 0, out: 2)]))
+        let (run, recording) = try await push(resolvedBy: resolver, stream: "answered")
+        XCTAssertTrue(run.events.contains { if case .breaks(.opportunityResolved(let o, ads: 1)) = $0 { o.id == 7 } else { false } },
+                      "\(run.eventNames)")
+        // The ad, then the fallback for the rest of the break.
+        PlayoutTests.check(recording, against: [(.a, 6), (.y, 2), (.x, 3), (.b, bSeconds)], tolerance: 2)
+        XCTAssertEqual(resolver.cancelled.withLock { $0 }, [])
+    }
+
+    func testAResolverThatTimesOutIsCancelledAndTheFallbackPlays() async throws {
+        let resolver = ScriptedResolver(.late)
+        let (run, recording) = try await push(resolvedBy: resolver, stream: "late")
+        XCTAssertTrue(run.events.contains { if case .breaks(.opportunityTimedOut(let o)) = $0 { o.id == 7 } else { false } },
+                      "\(run.eventNames)")
+        XCTAssertEqual(resolver.cancelled.withLock { $0 }, [7], "cancel was called")
+        PlayoutTests.check(recording, against: [(.a, 6), (.x, 5), (.b, bSeconds)], tolerance: 2)
+    }
+
+    func testAResolverThatThrowsLeavesTheOpportunityToTheFallback() async throws {
+        let resolver = ScriptedResolver(.fail)
+        let (run, recording) = try await push(resolvedBy: resolver, stream: "failed")
+        let failure = run.events.compactMap { if case .breaks(.opportunityFailed(_, let e)) = $0 { e } else { nil } }.first
+        XCTAssertEqual(failure?.code, .opportunityUnresolved, "\(run.eventNames)")
+        PlayoutTests.check(recording, against: [(.a, 6), (.x, 5), (.b, bSeconds)], tolerance: 2)
+    }
+
+    static func events(_ result: ProcessRunner.Result) -> [[String: Any]] {
+        result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
