@@ -31,7 +31,7 @@ public struct CueSubscription: Sendable, Equatable {
         spliceInserts = false
         adBreakTypes = []
         blackoutTypes = []
-        let items = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !items.isEmpty, !items.contains(where: \.isEmpty) else {
             throw LivePushError(.breakSetupInvalid, "--subscribe: give a comma-separated list of cue names")
         }
