@@ -5,8 +5,13 @@ import LivePush
 /// from the input count, and what fills the opportunities they open.
 struct CueOptions: ParsableArguments {
     @Option(name: .customLong("cue-format"),
-            help: "How breaks and passed-on cues are sent in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint).")
-    var cueFormat: CueFormat = .adCue
+            help: ArgumentHelp("How breaks and passed-on cues are sent in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint); a comma-separated list gives one per URL, in order (the recording takes the first).",
+                               valueName: "FORMAT[,FORMAT...]"))
+    var cueFormat: CueFormatList = CueFormatList(formats: [.adCue])
+
+    @Option(help: ArgumentHelp("A blackout known in advance: START+SECONDS, START being seconds of the stream or an ISO 8601 time (repeatable).",
+                               valueName: "START+SECONDS"))
+    var blackout: [String] = []
 
     @Option(help: ArgumentHelp("Alternate content for blackouts and, by default, for the opportunities the input's cues open.",
                                valueName: "PATH"))
@@ -31,13 +36,22 @@ struct CueOptions: ParsableArguments {
                 throw ValidationError(error.description)
             }
         }
+        for window in blackout {
+            do {
+                _ = try BlackoutWindow(parsing: window)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
         if breakFallback == .alternate && alternate == nil {
             throw ValidationError("--break-fallback alternate needs --alternate PATH")
         }
     }
 
     func apply(to config: inout PushConfig) {
-        config.cueFormat = cueFormat
+        config.cueFormat = cueFormat.formats[0]
+        config.outputCueFormats = cueFormat.formats.count > 1 ? cueFormat.formats : []
+        config.breaks.blackouts = blackout.compactMap { try? BlackoutWindow(parsing: $0) }
         config.breaks.alternate = alternate
         config.breaks.fallback = breakFallback
         config.breaks.passSourceCues = !noSourceCues
@@ -47,5 +61,20 @@ struct CueOptions: ParsableArguments {
     }
 }
 
-extension CueFormat: ExpressibleByArgument {}
+/// `--cue-format adcue` or `--cue-format adcue,elemental` (one per URL).
+struct CueFormatList: ExpressibleByArgument {
+    var formats: [CueFormat]
+
+    init(formats: [CueFormat]) {
+        self.formats = formats
+    }
+
+    init?(argument: String) {
+        let formats = argument.split(separator: ",", omittingEmptySubsequences: false).map { CueFormat(rawValue: String($0)) }
+        guard !formats.isEmpty, !formats.contains(nil) else { return nil }
+        self.formats = formats.compactMap { $0 }
+    }
+
+    var defaultValueDescription: String { formats.map(\.rawValue).joined(separator: ",") }
+}
 extension BreakOptions.Fallback: ExpressibleByArgument {}

@@ -48,14 +48,15 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per event per line on standard output.")
     var json = false
 
-    @Option(name: .customLong("cue-format"), help: "How ad breaks are announced in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint).")
-    var cueFormat: CueFormat = .adCue
 
     @Option(name: .customLong("cue-preroll"), help: "Seconds ahead of a break its first cue goes out.")
     var cuePreroll: Double = 4
 
     @Option(help: "Serve the timeline controls (schedule-now, skip, append) over HTTP with JSON on HOST:PORT, e.g. 127.0.0.1:8089 (port 0: any free port; the address is printed).")
     var control: String?
+
+    @OptionGroup(title: "Cues, breaks and blackouts")
+    var cues: CueOptions
 
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
@@ -103,7 +104,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.recordPath = record
         config.statsInterval = .zero
-        config.cueFormat = cueFormat
+        cues.apply(to: &config)
         config.cuePreroll = .milliseconds(Int64(max(0, cuePreroll) * 1000))
         serverTrust.apply(to: &config)
         var targets = urls

@@ -10,6 +10,8 @@ import Logging
 ///   running ad break, or cutting the content, which resumes after it).
 /// - `POST /append` with a clip: adds it to the main content.
 /// - `POST /skip`: ends the entry on air.
+/// - `POST /blackout` (optionally `{"duration": SECONDS}`): the alternate content from now, the
+///   timeline running on underneath; `POST /blackout/end` ends it.
 ///
 /// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
 /// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
@@ -25,6 +27,25 @@ struct PlayoutControlServer {
         router.get("/timeline") { _, _ in json(timeline) }
         router.post("/skip") { _, _ in
             control.skip()
+            return json(.object([("ok", .bool(true))]), status: .accepted)
+        }
+        router.post("/blackout") { request, _ in
+            guard let buffer = try? await request.body.collect(upTo: Self.maxBodyBytes) else {
+                return refusal(LivePushError(.controlRequestInvalid, "the body is larger than \(Self.maxBodyBytes) bytes"))
+            }
+            do throws(LivePushError) {
+                try control.startBlackout(for: try Self.blackoutDuration(Data(buffer.readableBytesView)))
+            } catch {
+                return refusal(error)
+            }
+            return json(.object([("ok", .bool(true))]), status: .accepted)
+        }
+        router.post("/blackout/end") { _, _ in
+            do throws(LivePushError) {
+                try control.endBlackout()
+            } catch {
+                return refusal(error)
+            }
             return json(.object([("ok", .bool(true))]), status: .accepted)
         }
         router.post("/schedule-now") { request, _ in
@@ -67,6 +88,22 @@ struct PlayoutControlServer {
         } catch {
             return refusal(error)
         }
+    }
+
+    /// The optional `{"duration": SECONDS}` of a blackout (an empty body: until ended).
+    static func blackoutDuration(_ body: Data) throws(LivePushError) -> Duration? {
+        guard !body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw LivePushError(.controlRequestInvalid, "the body is not a JSON object")
+        }
+        if let unknown = object.keys.first(where: { $0 != "duration" }) {
+            throw LivePushError(.controlRequestInvalid, "unknown field \"\(unknown)\"")
+        }
+        guard let value = object["duration"] else { return nil }
+        guard let seconds = (value as? NSNumber).map(\.doubleValue), !(value is Bool), seconds > 0, seconds <= 86_400 else {
+            throw LivePushError(.controlRequestInvalid, "duration: give seconds, more than 0 and at most 86400")
+        }
+        return .milliseconds(Int64(seconds * 1000))
     }
 
     private func refusal(_ error: LivePushError) -> Response {

@@ -147,3 +147,52 @@ final class BreakTests: NginxTestCase {
         }
     }
 }
+
+/// A playout channel blacked out while it runs (in real time): the alternate content plays for
+/// the blackout's length while the timeline runs on underneath, and the channel comes back
+/// where its timeline then stands; the stream carries the cue-out and the return.
+final class PlayoutBlackoutTests: NginxTestCase {
+    func testABlackoutOnAPlayoutChannelLetsTheTimelineRunOnUnderneath() async throws {
+        let a = try PlayoutClip.a.make(in: dir, seconds: 5)
+        let b = try PlayoutClip.b.make(in: dir, seconds: 4)
+        let local = dir.appendingPathComponent("local.flv").path
+        var options = PlayoutOptions()
+        (options.width, options.height) = (320, 240)
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.recordPath = local
+        config.breaks.alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        let watch = pusher.events()
+        let control = try pusher.start(playout: PlayoutSchedule(content: [.init(id: "a", source: a, in: 0, out: 5),
+                                                                          .init(id: "b", source: b, in: 0, out: 4)]),
+                                       options: options, urls: [server.url(stream: "blackout")])
+        async let blackedOut: Void = {
+            _ = try await PushHelpers.awaitEvent(watch) { $0 == .firstFramePushed }
+            try await Task.sleep(for: .seconds(1))  // the stimulus: a second into the channel
+            try control.startBlackout(for: .seconds(2))
+        }()
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(40))
+        try await blackedOut
+        XCTAssertNil(run.error)
+        let names = run.events.compactMap { if case .breaks(let e) = $0 { e.name } else { nil } }
+        XCTAssertEqual(names, ["opportunityDetected", "blackoutStarted", "blackoutEnded"])
+
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "blackout"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "X", "A", "B"], "\(recording.segments)")
+        guard recording.segments.count == 4 else { return }
+        XCTAssertEqual(recording.segments[1].frames, 50, accuracy: 1, "the blackout's 2 s (a keyframe made where it ends)")
+        XCTAssertEqual(recording.segments[0].frames + recording.segments[2].frames, 75, accuracy: 2,
+                       "A ran on underneath: 5 s of it, 2 s blacked out")
+        XCTAssertEqual(recording.segments[3].frames, 100, accuracy: 1)
+
+        // The push announced the blackout it played: out at its first picture for 2 s, and back.
+        let cues = try PlayoutTests.adCues(inFLV: local)
+        XCTAssertEqual(cues.map(\.section.command.isOut), [true, false], "\(cues.map(\.time))")
+        guard cues.count == 2 else { return }
+        XCTAssertEqual(cues[0].time, recording.starts[1], accuracy: 0.1)
+        XCTAssertEqual(cues[0].duration, 2, accuracy: 0.01)
+        XCTAssertEqual(cues[1].time, recording.starts[2], accuracy: 0.1)
+    }
+}

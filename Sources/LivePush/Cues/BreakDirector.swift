@@ -40,6 +40,10 @@ final class BreakDirector: @unchecked Sendable {
     private let upFrontCues: (() -> [SourceCue])?
     /// Producer thread only.
     private var schedule = BreakSchedule()
+    /// Blackouts known in advance (output time µs, length µs), not yet opened.
+    private var windows: [(start: Int64, duration: Int64)] = []
+    /// Ids of the opportunities commands and windows open (cues carry their own).
+    private var nextOwnID: UInt32 = 0x4C50_0001
     private let resolutions = Mutex<[UInt32: Resolution]>([:])
     /// Entered per resolution, left when it settles: waiting for the up-front ones.
     private let unsettled = DispatchGroup()
@@ -58,10 +62,16 @@ final class BreakDirector: @unchecked Sendable {
         self.emit = emit
     }
 
-    /// Before the first packet: a file's cues are all resolved now, within the deadline.
+    /// Before the first packet: a file's cues are all resolved now, within the deadline (the
+    /// breaks themselves open as the cues are read in the stream).
     func prepare() {
+        windows = options.blackouts.map { ($0.outputStart(origin: Date()), $0.duration.nanoseconds / 1000) }.sorted { $0.start < $1.start }
         guard let upFrontCues, !contentResolvers.isEmpty else { return }
-        for cue in upFrontCues() { apply(cue) }
+        for cue in upFrontCues() {
+            for resolver in opportunityResolvers {
+                for case .opens(let opportunity) in resolver.signals(for: cue) { resolve(opportunity) }
+            }
+        }
         // Each resolution settles by its deadline at the latest (a timeout settles it).
         _ = unsettled.wait(timeout: .now() + .nanoseconds(Int(options.resolverTimeout.nanoseconds)) + .milliseconds(100))
     }
@@ -77,15 +87,15 @@ final class BreakDirector: @unchecked Sendable {
             return nil
         }
         emit(.cueReceived(cue))
-        apply(cue)
+        apply(cue, offset: offset)
         guard options.passSourceCues, cue.eventID != nil else { return nil }
         return cue.passedOn(offset: offset, sendAt: now)
     }
 
-    private func apply(_ cue: SourceCue) {
+    private func apply(_ cue: SourceCue, offset: Int64) {
         for resolver in opportunityResolvers {
             for signal in resolver.signals(for: cue) {
-                switch schedule.apply(signal) {
+                switch schedule.apply(signal, offset: offset) {
                 case .opened(let opportunity):
                     emit(.opportunityDetected(opportunity))
                     resolve(opportunity)
@@ -100,10 +110,16 @@ final class BreakDirector: @unchecked Sendable {
 
     // MARK: Breaks
 
-    /// The main input's next packet is at input time `time`: the break to play before it, if
-    /// one starts by then. An ad break that nothing fills (fallback: the main content) is
-    /// passed over.
+    /// The main input's next picture goes out at output time `time`: the break to play before
+    /// it, if one starts by then. An ad break that nothing fills (fallback: the main content)
+    /// is passed over.
     func breakDue(by time: Int64) -> BreakPlan? {
+        while let window = windows.first, window.start <= time {
+            windows.removeFirst()
+            // A window the push started inside of plays for what is left of it.
+            let (start, end) = (max(time, window.start), window.start + window.duration)
+            if end > start { openBlackout(at: start, duration: end - start) }
+        }
         while let window = schedule.start(dueBy: time) {
             let fills = fills(for: window.opportunity)
             if fills != [.main] {
@@ -117,7 +133,22 @@ final class BreakDirector: @unchecked Sendable {
         return nil
     }
 
-    /// Where the break on air ends on the main input's timeline (nil: not known yet).
+    /// A blackout from output time `start` (a command, a window), for `duration` µs or until ended.
+    func openBlackout(at start: Int64, duration: Int64?) {
+        let opportunity = PlacementOpportunity(id: nextOwnID, kind: .blackout, start: start, duration: duration)
+        nextOwnID &+= 1
+        if case .opened = schedule.apply(.opens(opportunity)) { emit(.opportunityDetected(opportunity)) }
+    }
+
+    /// The break on air started at output time `time` (see ``BreakSchedule/activeStarted(at:)``).
+    func activeStarted(at time: Int64) {
+        schedule.activeStarted(at: time)
+    }
+
+    /// The opportunity on air.
+    var active: PlacementOpportunity? { schedule.active?.opportunity }
+
+    /// Where the break on air ends, output time (nil: not known yet).
     var activeEnd: Int64? { schedule.active?.end }
 
     /// The break on air ends at `time` at the latest (its fill ran out and the main content

@@ -22,6 +22,8 @@ public struct BreakOptions: Sendable, Equatable {
     public var resolverTimeout: Duration = .seconds(2)
     /// Pass the input's own cues on, re-stamped to the output (as ``PushConfig/cueFormat``).
     public var passSourceCues = true
+    /// Blackouts known in advance, by position on the output timeline or by wall-clock time.
+    public var blackouts: [BlackoutWindow] = []
 
     public init() {}
 

@@ -62,6 +62,10 @@ final class FileMediaSource: MediaSource {
         video?.setBitrate(bitsPerSecond)
     }
 
+    func requestKeyframe(atOrAfter time: Int64) {
+        video?.requestKeyframe(atOrAfter: time)
+    }
+
     func rewind() throws(LivePushError) {
         guard demuxer.path != FFDemuxer.standardInput else {
             throw LivePushError(.mediaReadFailed, "standard input cannot be read again to loop it")

@@ -24,11 +24,14 @@ protocol VideoPacketProcessor: PacketProcessor {
     func suspend(into out: inout [MediaPacket]) throws(LivePushError)
     /// The encoder's bitrate from the next frame (bit/s); stream copy ignores it.
     func setBitrate(_ bitsPerSecond: Int)
+    /// The first frame encoded at or after `time` (µs) is a keyframe; stream copy ignores it.
+    func requestKeyframe(atOrAfter time: Int64)
 }
 
 extension VideoPacketProcessor {
     func suspend(into out: inout [MediaPacket]) throws(LivePushError) {}
     func setBitrate(_ bitsPerSecond: Int) {}
+    func requestKeyframe(atOrAfter time: Int64) {}
 }
 
 protocol AudioPacketProcessor: PacketProcessor {

@@ -69,10 +69,14 @@ public protocol MediaSource: AnyObject {
     /// Adaptive bitrate: the video encoder's bitrate from its next frame (bit/s), when the
     /// source encodes.
     func setVideoBitrate(_ bitsPerSecond: Int)
+    /// The first picture at or after `time` (the source's own timeline, µs) should be a
+    /// keyframe, when the source encodes: where a break ends, so the input comes back there.
+    func requestKeyframe(atOrAfter time: Int64)
 }
 
 extension MediaSource {
     public var start: MediaStart? { nil }
     public func suspend() throws(LivePushError) -> [MediaPacket] { [] }
     public func setVideoBitrate(_ bitsPerSecond: Int) {}
+    public func requestKeyframe(atOrAfter time: Int64) {}
 }

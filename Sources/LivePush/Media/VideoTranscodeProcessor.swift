@@ -31,6 +31,8 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// Constant-frame-rate output: the time of the next frame to emit (only with options.frameRate).
     private var nextOutputTime: Int64?
     private var forceKeyframe = false
+    /// A keyframe is asked for at the first frame at or after this time (µs).
+    private var keyframeAt: Int64?
     /// The encoder was drained for a switch; a fresh one is made when a frame comes (a skipped
     /// playout entry never needs it, and making it would cost the splice its time).
     private var encoderDrained = false
@@ -110,6 +112,10 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         encoder.setBitrate(bitsPerSecond)
     }
 
+    func requestKeyframe(atOrAfter time: Int64) {
+        keyframeAt = time
+    }
+
     // MARK: - Frames
 
     private func handle(_ decoded: UnsafeMutablePointer<AVFrame>, into out: inout [MediaPacket]) throws(LivePushError) {
@@ -122,7 +128,9 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         hooks.detector?.offer(frame)
         filters.run(&frame, frameRate: settings.frameRate)
         for t in times {
-            try encode(frame, at: t, keyframe: forceKeyframe, into: &out)
+            let asked = keyframeAt.map { t >= $0 } ?? false
+            if asked { keyframeAt = nil }
+            try encode(frame, at: t, keyframe: forceKeyframe || asked, into: &out)
             forceKeyframe = false
         }
     }

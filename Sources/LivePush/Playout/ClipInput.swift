@@ -154,4 +154,8 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     func setVideoBitrate(_ bitsPerSecond: Int) {
         source.setVideoBitrate(bitsPerSecond)
     }
+
+    func requestKeyframe(atOrAfter time: Int64) {
+        source.requestKeyframe(atOrAfter: time)
+    }
 }

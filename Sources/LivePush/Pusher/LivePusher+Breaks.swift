@@ -1,9 +1,29 @@
 /// Breaks signalled in a file's cues: the opportunities they open, filled with ads, the
 /// alternate content or the slate (see ``BreakOptions`` and ``ResolverRegistry``).
 extension LivePusher {
+    /// Replaces the main content with the alternate content (else a black slate) from its next
+    /// picture, for `duration` or until ``endBlackout()``; the main input runs on underneath.
+    /// The push announces it in the stream (a cue-out, and a return at its end). Throws
+    /// `invalidState` unless a file push or a playout channel is running.
+    public func startBlackout(for duration: Duration? = nil) throws(LivePushError) {
+        try sendBreakCommand(.startBlackout(duration: duration))
+    }
+
+    /// Ends the blackout (or break) on air: the main content comes back on its next keyframe.
+    public func endBlackout() throws(LivePushError) {
+        try sendBreakCommand(.endBlackout)
+    }
+
+    private func sendBreakCommand(_ command: SessionCommand) throws(LivePushError) {
+        guard let session = session.withLock({ $0 }), session.breaks != nil, isPushing else {
+            throw LivePushError(.invalidState, "blackouts need a running push of a file or a playout channel")
+        }
+        session.send(command)
+    }
+
     /// What the push of `path` needs to play its breaks. The alternate content is opened once
     /// here, so that a missing or unreadable one fails the start rather than the first break.
-    func makeBreakSetup(for info: StreamInfo, path: String) throws(LivePushError) -> BreakSetup {
+    func makeBreakSetup(for info: StreamInfo, path: String?) throws(LivePushError) -> BreakSetup {
         let options = config.breaks
         if options.fallback == .alternate && options.alternate == nil {
             throw LivePushError(.breakSetupInvalid, "the fallback is the alternate content, but no alternate content is given")
@@ -19,7 +39,7 @@ extension LivePusher {
         }
         let copy = !fillOptions.forceTranscode
         let director = BreakDirector(options: options, resolvers: resolvers,
-                                     upFrontCues: path == FFDemuxer.standardInput ? nil : { CueScan.cues(inFile: path) }) { [weak self] event in
+                                     upFrontCues: path.flatMap(CueScan.upFront(of:))) { [weak self] event in
             self?.emit(.breaks(event))
         }
         return BreakSetup(director: director, open: { fill throws(LivePushError) in

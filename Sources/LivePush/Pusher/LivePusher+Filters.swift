@@ -52,7 +52,7 @@ extension LivePusher {
                               duration: nil, options: mediaOptions, mixer: hooks.audio)
     }
 
-    private var isPushing: Bool {
+    var isPushing: Bool {
         switch state {
         case .connecting, .pushing, .paused, .reconnecting: true
         default: false

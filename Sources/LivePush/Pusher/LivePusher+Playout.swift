@@ -18,8 +18,15 @@ extension LivePusher {
         guard let first = program.nextInput() else {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }
-        try start(source: UncheckedTransfer(value: first), urls: pushURLs, sequence: program)
-        return PlayoutControl(program: program)
+        let breaks = try makeBreakSetup(for: first.info, path: nil)
+        try start(source: UncheckedTransfer(value: first), urls: pushURLs, sequence: program, breaks: breaks)
+        return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
+            guard let self else { throw LivePushError(.invalidState, "the channel has ended") }
+            switch command {
+            case .startBlackout(let duration): try startBlackout(for: duration)
+            default: try endBlackout()
+            }
+        }
     }
 }
 
@@ -27,9 +34,23 @@ extension LivePusher {
 /// Safe from any thread.
 public final class PlayoutControl: Sendable {
     private let program: PlayoutProgram
+    private let blackout: @Sendable (SessionCommand) throws(LivePushError) -> Void
 
-    init(program: PlayoutProgram) {
+    init(program: PlayoutProgram, blackout: @escaping @Sendable (SessionCommand) throws(LivePushError) -> Void) {
         self.program = program
+        self.blackout = blackout
+    }
+
+    /// Blacks the channel out from now: the alternate content (``BreakOptions/alternate``, else
+    /// a black slate) plays for `duration` or until ``endBlackout()``, while the timeline runs on
+    /// underneath; the stream carries a cue-out and a return.
+    public func startBlackout(for duration: Duration? = nil) throws(LivePushError) {
+        try blackout(.startBlackout(duration: duration))
+    }
+
+    /// Ends the blackout: the timeline comes back where it now stands.
+    public func endBlackout() throws(LivePushError) {
+        try blackout(.endBlackout)
     }
 
     /// Plays `clip` now: during content, the content is cut here and resumes after the clip;

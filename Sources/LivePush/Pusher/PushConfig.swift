@@ -23,6 +23,9 @@ public struct PushConfig: Sendable {
     public var pacing: Pacing = .realTime
     /// How ad breaks and blackouts are announced in the RTMP stream (a playout channel's).
     public var cueFormat: CueFormat = .adCue
+    /// Per output, by position of its URL: outputs past the end of the list (and the recording)
+    /// use ``cueFormat``.
+    public var outputCueFormats: [CueFormat] = []
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them
@@ -101,4 +104,11 @@ public struct PushConfig: Sendable {
     public var callbackQueue: DispatchQueue = DispatchQueue(label: "livepush.callbacks")
 
     public init() {}
+}
+
+extension PushConfig {
+    /// The cue format of output `id`.
+    func cueFormat(forOutput id: Int) -> CueFormat {
+        id < outputCueFormats.count ? outputCueFormats[id] : cueFormat
+    }
 }

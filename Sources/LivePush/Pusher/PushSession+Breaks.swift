@@ -13,8 +13,11 @@ struct BreakSetup: @unchecked Sendable {
 /// the break's end.
 struct BreakBackground {
     var input: any MediaSource
-    /// Main input time + offset = output time, as when the break started.
-    var offset: Int64
+    /// Main input time + offset = output time, as when the break started (for a playout
+    /// entry that starts underneath: fixed by its first packet, where the previous one ended).
+    var offset: Int64?
+    /// Where what was read underneath ends, output time.
+    var end: Int64
     /// Read from the main input, not yet due.
     var queue: [MediaPacket]
     /// Sound past the break's end, read while looking for the keyframe to come back on.
@@ -24,6 +27,8 @@ struct BreakBackground {
     /// Come back on the next keyframe, whenever it is (the fills ran out).
     var returnNow = false
     var mainEnded = false
+    /// The break's end the main input was asked for a keyframe at.
+    var keyframeAskedFor: Int64?
     /// What is still to play; the last one (alternate, slate) repeats until the break ends.
     var fills: [BreakFill]
     /// The fill on air, kept to loop it.
@@ -36,7 +41,7 @@ struct BreakBackground {
 extension PushSession {
     /// A cue of the input on air: read when that is the main input (and passed on, re-stamped).
     func receiveCue(_ packet: MediaPacket, _ air: inout OnAir) {
-        guard let breaks, air.main == ObjectIdentifier(air.input), air.background == nil else { return }
+        guard let breaks, air.isMainOnAir else { return }
         let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
         passOn(breaks.director.receive(packet, offset: offset, now: air.clock.end), &air)
     }
@@ -49,9 +54,27 @@ extension PushSession {
 
     /// The break to play before the main input's `packet`, if one starts there.
     func breakDue(before packet: MediaPacket, _ air: inout OnAir) -> BreakPlan? {
-        guard let breaks, air.background == nil, air.suspended == nil, air.main == ObjectIdentifier(air.input),
-              packet.kind == .video || air.input.info.video == nil else { return nil }
-        return breaks.director.breakDue(by: packet.pts)
+        guard let breaks, air.isMainOnAir, packet.kind == .video || air.input.info.video == nil else { return nil }
+        return breaks.director.breakDue(by: packet.pts + (air.clock.inputOffset ?? (air.clock.end - packet.pts)))
+    }
+
+    /// A blackout from the main input's next picture (a command).
+    func openBlackout(for duration: Duration?, _ air: inout OnAir) {
+        guard let breaks, air.isMainOnAir else { return }
+        breaks.director.openBlackout(at: air.clock.end, duration: duration.map { $0.nanoseconds / 1000 })
+    }
+
+    /// The break on air ends where the main input now stands (a command).
+    func endBreakNow(_ air: inout OnAir) {
+        guard let breaks, air.background != nil else { return }
+        breaks.director.closeActive(at: air.clock.end)
+    }
+
+    /// A break no cue of the input announced (a command, a window) is announced by the push.
+    private func announce(_ opportunity: PlacementOpportunity?, out: Bool, _ air: inout OnAir) {
+        guard let opportunity, opportunity.cue == nil else { return }
+        passOn(AdCue(eventID: opportunity.id, outOfNetwork: out, spliceTime: air.clock.end,
+                     duration: out ? opportunity.duration : nil, sendAt: air.clock.end), &air)
     }
 
     /// The main input goes off air before `packet` and the break's first fill goes on.
@@ -59,11 +82,13 @@ extension PushSession {
         let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
         air.replay.insert(packet, at: 0)
         try takeOffAir(&air)
+        breaks?.director.activeStarted(at: air.clock.end)
         let main = air.input
-        air.background = BreakBackground(input: main, offset: offset,
+        air.background = BreakBackground(input: main, offset: offset, end: air.clock.end,
                                          queue: air.held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
                                          fills: plan.fills)
         try nextFill(&air)
+        announce(breaks?.director.active, out: true, &air)
     }
 
     /// The fill on air ended (or the break just started): the next one goes on air; the last
@@ -109,15 +134,27 @@ extension PushSession {
                 packet = background.queue.removeFirst()
             } else if let next = try background.input.nextPacket() {
                 packet = next
+            } else if let sequence, let following = sequence.nextInput() {
+                // A playout channel's timeline runs on underneath: its next entry follows.
+                background.input = following
+                background.offset = nil
+                continue
             } else {
                 background.mainEnded = true
                 break
             }
+            let offset = background.offset ?? (background.end - packet.pts)
+            background.offset = offset
+            if let end = director.activeEnd, background.keyframeAskedFor != end {
+                // An encoding input makes a keyframe where the break ends, to come back exactly there.
+                background.input.requestKeyframe(atOrAfter: end - offset)
+                background.keyframeAskedFor = end
+            }
             if packet.kind == .cue {
-                passOn(director.receive(packet, offset: background.offset, now: air.clock.end), &air)
+                passOn(director.receive(packet, offset: offset, now: air.clock.end), &air)
                 continue
             }
-            if background.returnNow || director.activeEnd.map({ packet.pts >= $0 }) == true {
+            if background.returnNow || director.activeEnd.map({ packet.pts + offset >= $0 }) == true {
                 // Past the break's end: the main input comes back on its next keyframe, with
                 // its sound from there (files interleave sound ahead of the pictures).
                 let opensPictures = packet.kind == .video ? packet.isKeyframe : background.input.info.video == nil
@@ -134,15 +171,16 @@ extension PushSession {
                 }
                 continue
             }
-            if packet.pts + background.offset > air.clock.end {
+            if packet.pts + offset > air.clock.end {
                 background.queue.insert(packet, at: 0)
                 break
             }
+            background.end = max(background.end, packet.pts + packet.duration + offset)
             // What the main input showed during the break: not sent.
         }
-        let reachedReturn = background.returnPoint.map { background.returnNow || air.clock.end >= $0 + background.offset } ?? false
+        let reachedReturn = background.returnPoint.map { background.returnNow || air.clock.end >= $0 + (background.offset ?? 0) } ?? false
         let reachedEnd = background.mainEnded
-            && (background.returnNow || director.activeEnd.map { air.clock.end >= $0 + background.offset } ?? true)
+            && (background.returnNow || director.activeEnd.map { air.clock.end >= $0 } ?? true)
         guard reachedReturn || reachedEnd else {
             air.background = background
             return true
@@ -150,6 +188,7 @@ extension PushSession {
         // The break is over: the fill goes off air, the main input comes back where it stands.
         if background.filler != nil || !background.returnNow { try takeOffAir(&air) }
         air.held.removeValue(forKey: ObjectIdentifier(air.input))
+        announce(director.active, out: false, &air)
         director.finishActive()
         air.background = nil
         guard !background.queue.isEmpty else { return !background.mainEnded }

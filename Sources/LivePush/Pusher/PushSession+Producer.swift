@@ -13,8 +13,6 @@ extension PushSession {
     /// What the producer is doing: which input is on air and what the next packets need.
     struct OnAir {
         var input: any MediaSource
-        /// The input whose cues open breaks (the push's own input, when it plays breaks).
-        var main: ObjectIdentifier?
         /// While a break plays: the main input, read on underneath.
         var background: BreakBackground?
         /// The main input, while the slate plays.
@@ -41,6 +39,10 @@ extension PushSession {
 
         /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
         /// from wherever it stands (`fromStart: false`: back from the slate).
+        /// The main input is on air (not a break's fill, not the slate): its cues are read and
+        /// its breaks start.
+        var isMainOnAir: Bool { background == nil && suspended == nil }
+
         mutating func switchTo(_ next: any MediaSource, fromStart: Bool) {
             input = next
             replay = held.removeValue(forKey: ObjectIdentifier(next)) ?? []
@@ -68,10 +70,7 @@ extension PushSession {
                         configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
         air.clock.beginSegment(start: source.start)
         if let sequence { air.cues = sequence.cues(forInputStartingAt: 0) }
-        if let breaks {
-            air.main = ObjectIdentifier(source)
-            breaks.director.prepare()
-        }
+        breaks?.director.prepare()
         do {
             while true {
                 guard try applyCommands(&air) else { return }
@@ -172,7 +171,8 @@ extension PushSession {
     func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
         while let cue = air.cues.first, cue.sendAt <= time {
             air.cues.removeFirst()
-            deliver(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
+            for output in outputs { output.push(.dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt)) }
+            recorder?.offer(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
         }
     }
 
@@ -222,6 +222,10 @@ extension PushSession {
                 air.skipping = sequence != nil && air.suspended == nil
             case .setBitrate(let bitrate):
                 (air.suspended ?? air.input).setVideoBitrate(bitrate)
+            case .startBlackout(let duration):
+                openBlackout(for: duration, &air)
+            case .endBlackout:
+                endBreakNow(&air)
             }
         }
         return true

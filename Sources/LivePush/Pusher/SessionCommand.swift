@@ -13,4 +13,8 @@ enum SessionCommand: Sendable {
     case skip
     /// The video encoder's bitrate from its next frame, bit/s (adaptive bitrate).
     case setBitrate(Int)
+    /// A blackout from the main input's next picture, for `duration` or until ``endBlackout``.
+    case startBlackout(duration: Duration?)
+    /// The break or blackout on air ends (on the main input's next keyframe).
+    case endBlackout
 }

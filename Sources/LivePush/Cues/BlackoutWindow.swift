@@ -1,0 +1,47 @@
+import Foundation
+
+/// A blackout known in advance (``BreakOptions/blackouts``): the main content is replaced by
+/// the alternate content (else the slate) from `start` for `duration`.
+public struct BlackoutWindow: Sendable, Equatable {
+    public enum Start: Sendable, Equatable {
+        /// A position on the output timeline (seconds of stream from its start).
+        case position(Duration)
+        /// A wall-clock time; it is put on the output timeline when the push starts (so it
+        /// holds in real time, not in `--fast` mode).
+        case wallClock(Date)
+    }
+
+    public var start: Start
+    public var duration: Duration
+
+    public init(start: Start, duration: Duration) {
+        self.start = start
+        self.duration = duration
+    }
+
+    /// Parses `START+SECONDS`, where START is seconds of the output timeline or an ISO 8601
+    /// time (`2026-11-23T10:00:00Z`). Throws `breakSetupInvalid` naming what is wrong.
+    public init(parsing text: String) throws(LivePushError) {
+        guard let plus = text.lastIndex(of: "+"), let seconds = Double(text[text.index(after: plus)...]), seconds > 0,
+              seconds.isFinite else {
+            throw LivePushError(.breakSetupInvalid, "blackout \"\(text)\": write START+SECONDS, e.g. 30+10 or 2026-11-23T10:00:00Z+600")
+        }
+        let startText = String(text[..<plus])
+        if let position = Double(startText), position >= 0, position.isFinite {
+            start = .position(.milliseconds(Int64(position * 1000)))
+        } else if let date = ISO8601DateFormatter().date(from: startText) {
+            start = .wallClock(date)
+        } else {
+            throw LivePushError(.breakSetupInvalid, "blackout \"\(text)\": the start is neither seconds nor an ISO 8601 time")
+        }
+        duration = .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Where it starts on the output timeline (µs), for a push whose output time 0 is `origin`.
+    func outputStart(origin: Date) -> Int64 {
+        switch start {
+        case .position(let position): position.nanoseconds / 1000
+        case .wallClock(let date): Int64(date.timeIntervalSince(origin) * 1_000_000)
+        }
+    }
+}
