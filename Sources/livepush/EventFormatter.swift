@@ -43,6 +43,13 @@ enum EventFormatter {
             fields.append(("entry", json(entry)))
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             fields.append(("break", .string(name)))
+        case .breaks(.cueReceived(let cue)):
+            fields.append(("cue", .object([("id", cue.eventID.map { .int(Int64($0)) } ?? .null), ("out", .bool(cue.opensBreak)),
+                                           ("spliceTime", .double(Double(cue.spliceTime) / 1e6))])))
+        case .breaks(let inner):
+            if let o = inner.opportunity { fields.append(("opportunity", json(o))) }
+            if case .breakStarted(_, let fill) = inner { fields.append(("fill", .string(fill))) }
+            if case .opportunityResolved(_, let ads) = inner { fields.append(("ads", .int(Int64(ads)))) }
         default:
             break
         }
@@ -50,6 +57,11 @@ enum EventFormatter {
             fields.append(("error", json(error)))
         }
         return fields
+    }
+
+    static func json(_ o: PlacementOpportunity) -> JSONValue {
+        .object([("id", .int(Int64(o.id))), ("kind", .string(o.kind.rawValue)), ("start", .double(Double(o.start) / 1e6)),
+                 ("duration", o.duration.map { .double(Double($0) / 1e6) } ?? .null)])
     }
 
     static func json(_ error: LivePushError) -> JSONValue {
@@ -156,6 +168,13 @@ enum EventFormatter {
             return "\(head) \(e.kind.rawValue) \(e.id) (\(e.source) \(e.inPoint)-\(e.outPoint) s)"
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             return "\(head) \(name)"
+        case .breaks(.breakStarted(let o, let fill)):
+            return "\(head) \(o.kind.rawValue) \(o.id), filled with \(fill)"
+        case .breaks(let inner) where inner.opportunity != nil:
+            let o = inner.opportunity!
+            let length = o.duration.map { " for \(String(format1: Double($0) / 1e6)) s" } ?? ""
+            let error = event.error.map { ": \($0.code.rawValue) [\($0.code.hex)] \($0.message)" } ?? ""
+            return "\(head) \(o.kind.rawValue) \(o.id)\(length)\(error)"
         default:
             if let error = event.error { return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message)" }
             return head

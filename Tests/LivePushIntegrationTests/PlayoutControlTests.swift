@@ -148,4 +148,39 @@ final class PlayoutControlEndpointTests: NginxTestCase {
         // a run once came out 2 frames short (98): under investigation, so 3 frames of slack here.
         XCTAssertEqual(recording.segments.count == 3 ? recording.segments[0].frames + recording.segments[2].frames : 0, 100, accuracy: 3)
     }
+
+    func testBlackoutOnAndOffOverHTTP() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        let alternate = try PlayoutClip.y.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 6} ] }"#.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "dark"), "--size", "320x240", "--json",
+                                  "--control", "127.0.0.1:0", "--alternate", alternate])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the endpoint never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+
+        for body in [#"{"duration": -1}"#, #"{"duration": true}"#, #"{"duration": "2"}"#, #"{"until": 3}"#, "[1]", "{not json"] {
+            let refused = try await request(base + "/blackout", method: "POST", body: body)
+            XCTAssertEqual(refused.status, 400, body)
+            XCTAssertEqual((refused.json["error"] as? [String: Any])?["code"] as? Int, 805504003, body)
+        }
+        let first = await cli.awaitLine { $0.contains("\"firstFramePushed\"") }
+        XCTAssertNotNil(first)
+        let on = try await request(base + "/blackout", method: "POST", body: #"{"duration": 30}"#)  // ended early below
+        XCTAssertEqual(on.status, 202)
+        let started = await cli.awaitLine { $0.contains("\"blackoutStarted\"") }
+        XCTAssertNotNil(started, "\(cli.output)")
+        let off = try await request(base + "/blackout/end", method: "POST")
+        XCTAssertEqual(off.status, 202)
+        let ended = await cli.awaitLine { $0.contains("\"blackoutEnded\"") }
+        XCTAssertNotNil(ended, "\(cli.output)")
+
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.output.suffix(5).joined(separator: "\n"))
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "dark"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "Y", "A"], "\(recording.segments)")
+        // The timeline ran on underneath: the channel is as long as its 6 s of content.
+        XCTAssertEqual(recording.segments.map(\.frames).reduce(0, +), 150, accuracy: 2)
+    }
 }

@@ -17,6 +17,15 @@ public enum BreakEvent: Sendable, Equatable {
     case blackoutStarted(PlacementOpportunity)
     case blackoutEnded(PlacementOpportunity)
 
+    /// The opportunity the event is about, if any.
+    public var opportunity: PlacementOpportunity? {
+        switch self {
+        case .opportunityDetected(let o), .opportunityResolved(let o, _), .opportunityFailed(let o, _), .opportunityTimedOut(let o),
+             .breakStarted(let o, _), .breakEnded(let o), .blackoutStarted(let o), .blackoutEnded(let o): o
+        case .cueReceived, .cueRejected: nil
+        }
+    }
+
     public var name: String {
         switch self {
         case .cueReceived: "cueReceived"

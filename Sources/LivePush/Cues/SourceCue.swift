@@ -45,19 +45,19 @@ public struct SourceCue: Sendable, Equatable {
     }
 
     /// The event id of its splice_insert, else of its first segmentation descriptor.
-    var eventID: UInt32? {
+    public var eventID: UInt32? {
         if case .insert(let insert) = section.command { return insert.eventID }
         return segmentations.first?.eventID
     }
 
     /// Whether it starts something (out of network, or a segmentation start).
-    var opensBreak: Bool {
+    public var opensBreak: Bool {
         if case .insert(let insert) = section.command { return insert.outOfNetwork }
         return segmentations.contains { !SCTE35SegmentationType.isEnd($0.typeID) }
     }
 
     /// The length it announces, µs.
-    var duration: Int64? {
+    public var duration: Int64? {
         if case .insert(let insert) = section.command, insert.outOfNetwork, let ticks = insert.breakDuration {
             return Int64(ticks * 1_000_000 / SCTE35.clockRate)
         }
