@@ -141,6 +141,56 @@ final class BreakTests: NginxTestCase {
         PlayoutTests.check(recording, against: [(.a, 6), (.x, 5), (.b, bSeconds)], tolerance: 2)
     }
 
+    /// A continuous input (a pipe: it cannot be read ahead) in real time: the opportunity is
+    /// resolved when its cue arrives, 2 s before the splice, and the answer plays.
+    func testALiveInputsOpportunityIsResolvedWhenItsCueArrives() async throws {
+        let source = try CuedTestMedia.make(in: dir, main: .a, seconds: 5, then: .b, for: 3,
+                                            cues: [.init(eventID: 3, at: 3, duration: 2), .init(eventID: 3, at: 5, duration: nil, ahead: 1)])
+        let ad = try PlayoutClip.y.make(in: dir, seconds: 3)
+        let fifo = dir.appendingPathComponent("live.ts").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let media = try Data(contentsOf: URL(fileURLWithPath: source))
+        let writer = Thread {
+            // Blocks until the push opens the pipe, then as long as the push reads.
+            let handle = FileHandle(forWritingAtPath: fifo)
+            try? handle?.write(contentsOf: media)
+            try? handle?.close()
+        }
+        writer.start()
+
+        final class Answering: ContentResolver, @unchecked Sendable {
+            let ad: PlayoutSchedule.Clip
+            let calledAt = Mutex<[ContinuousClock.Instant]>([])
+            init(ad: PlayoutSchedule.Clip) { self.ad = ad }
+            func shouldHandle(_ opportunity: PlacementOpportunity) -> Bool { true }
+            func process(_ opportunity: PlacementOpportunity) async throws -> [AdBreak] {
+                calledAt.withLock { $0.append(.now) }
+                try await Task.sleep(for: .milliseconds(300))  // an ad server's round trip
+                return [AdBreak(ads: [ad])]
+            }
+            func cancel(_ opportunity: PlacementOpportunity) {}
+        }
+        let resolver = Answering(ad: PlayoutSchedule.Clip(id: "ad", source: ad, in: 0, out: 1))
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.breaks.alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        let pusher = LivePusher(config: config)
+        pusher.resolvers.register(resolver)
+        let events = pusher.events()
+        let started = ContinuousClock.now
+        try pusher.start(file: fifo, url: server.url(stream: "live"))
+        let run = try await PushHelpers.collect(pusher, events, start: started, timeout: .seconds(40))
+        XCTAssertNil(run.error)
+        let calls = resolver.calledAt.withLock { $0 }
+        XCTAssertEqual(calls.count, 1)
+        // Resolved as the stream played (the cue is 1 s in), not before it started.
+        XCTAssertGreaterThan(calls.first.map { $0 - started } ?? .zero, .milliseconds(500))
+        XCTAssertTrue(run.events.contains { if case .breaks(.opportunityResolved(_, ads: 1)) = $0 { true } else { false } }, "\(run.eventNames)")
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "live"), frameRate: 25)
+        let bSeconds = Double(try FFProbe.run(source).videoPackets.count) / 25 - 5
+        PlayoutTests.check(recording, against: [(.a, 3), (.y, 1), (.x, 1), (.b, bSeconds)], tolerance: 2)
+    }
+
     static func events(_ result: ProcessRunner.Result) -> [[String: Any]] {
         result.stdoutString.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -145,6 +145,11 @@ final class BreakDirector: @unchecked Sendable {
         schedule.activeStarted(at: time)
     }
 
+    /// Where the next break would start, output time (nil: none is known).
+    var nextStart: Int64? {
+        [schedule.upcoming.first?.start, windows.first?.start].compactMap { $0 }.min()
+    }
+
     /// The opportunity on air.
     var active: PlacementOpportunity? { schedule.active?.opportunity }
 

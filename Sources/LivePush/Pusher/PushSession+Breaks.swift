@@ -77,10 +77,32 @@ extension PushSession {
                      duration: out ? opportunity.duration : nil, sendAt: air.clock.end), &air)
     }
 
+    /// Whether the main input's `packet` is sound from where the next break starts on: it waits
+    /// for the pictures to get there (files interleave sound ahead of pictures), so that the
+    /// break starts on both tracks at once.
+    func holdsBack(_ packet: MediaPacket, _ air: inout OnAir) -> Bool {
+        guard let breaks, air.isMainOnAir, packet.kind == .audio, air.input.info.video != nil,
+              let start = breaks.director.nextStart, let offset = air.clock.inputOffset,
+              packet.pts + offset >= start, air.heldBack.count < Self.catchUpLimit else { return false }
+        air.heldBack.append(packet)
+        return true
+    }
+
+    /// The pictures passed the held-back sound and no break started: it goes out now, before
+    /// `packet` (true: the loop goes on with them).
+    func releasesHeldBack(before packet: MediaPacket, _ air: inout OnAir) -> Bool {
+        guard let first = air.heldBack.first, packet.kind == .video else { return false }
+        if let start = breaks?.director.nextStart, let offset = air.clock.inputOffset, first.pts + offset >= start { return false }
+        air.replay = air.heldBack + [packet] + air.replay
+        air.heldBack = []
+        return true
+    }
+
     /// The main input goes off air before `packet` and the break's first fill goes on.
     func startBreak(_ plan: BreakPlan, before packet: MediaPacket, _ air: inout OnAir) throws(LivePushError) {
         let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
-        air.replay.insert(packet, at: 0)
+        air.replay = [packet] + air.heldBack + air.replay
+        air.heldBack = []
         try takeOffAir(&air)
         breaks?.director.activeStarted(at: air.clock.end)
         let main = air.input

@@ -15,6 +15,10 @@ extension PushSession {
         var input: any MediaSource
         /// While a break plays: the main input, read on underneath.
         var background: BreakBackground?
+        /// Sound of the main input at or past the start of the next break, held until its
+        /// pictures get there: it belongs to the break's time (or, if the break is passed over,
+        /// goes out after all).
+        var heldBack: [MediaPacket] = []
         /// The main input, while the slate plays.
         var suspended: (any MediaSource)?
         /// Packets of the input that went off air, stamped before the switch: sent first.
@@ -93,6 +97,11 @@ extension PushSession {
                     if air.background == nil { continue }
                 }
                 guard let packet = try nextPacket(&air) else {
+                    if !air.heldBack.isEmpty {
+                        air.replay = air.heldBack
+                        air.heldBack = []
+                        continue
+                    }
                     if air.background != nil {
                         try nextFill(&air)
                         continue
@@ -115,10 +124,12 @@ extension PushSession {
                     receiveCue(packet, &air)
                     continue
                 }
+                if holdsBack(packet, &air) { continue }
                 if let plan = breakDue(before: packet, &air) {
                     try startBreak(plan, before: packet, &air)
                     continue
                 }
+                if releasesHeldBack(before: packet, &air) { continue }
                 if packet.kind == .video && air.awaitingKeyframe {
                     guard packet.isKeyframe else { continue }
                     air.awaitingKeyframe = false
