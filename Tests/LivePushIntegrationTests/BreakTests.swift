@@ -13,9 +13,11 @@ final class BreakTests: NginxTestCase {
     /// The source: out at 6 s for 5 s, back at 11 s, 20 s in all. Its first 11 s are
     /// A (red, 440 Hz) and the rest B (lime, 660 Hz): what comes back after the break shows
     /// whether the source ran on underneath (B) or waited (A).
+    /// A third cue, at 15 s, is encrypted: it is refused, reported, and nothing happens there.
     private func makeSource() throws -> String {
         let path = try CuedTestMedia.make(in: dir, main: .a, seconds: 11, then: .b, for: 9,
-                                          cues: [.init(eventID: 7, at: 6, duration: 5), .init(eventID: 7, at: 11, duration: nil)])
+                                          cues: [.init(eventID: 7, at: 6, duration: 5), .init(eventID: 7, at: 11, duration: nil),
+                                                 .init(eventID: 9, at: 15, duration: 1, corrupt: true)])
         // scte35inject leaves out the file's last partial chunk: B is as long as what is left.
         bSeconds = Double(try FFProbe.run(path).videoPackets.count) / 25 - 11
         XCTAssertGreaterThan(bSeconds, 7)
@@ -38,6 +40,9 @@ final class BreakTests: NginxTestCase {
         XCTAssertEqual(result.exitCode, 0, result.summary)
         let names = Self.events(result).compactMap { $0["event"] as? String }
         XCTAssertEqual(names.filter { $0 == "cueReceived" }.count, 2, "\(names)")
+        let rejected = Self.events(result).filter { $0["event"] as? String == "cueRejected" }
+        XCTAssertEqual(rejected.count, 1, "the encrypted cue")
+        XCTAssertEqual((rejected.first?["error"] as? [String: Any])?["code"] as? Int, 805504257)
         XCTAssertEqual(names.filter { ["opportunityDetected", "breakStarted", "breakEnded"].contains($0) },
                        ["opportunityDetected", "breakStarted", "breakEnded"])
 

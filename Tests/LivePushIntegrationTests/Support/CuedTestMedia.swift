@@ -11,6 +11,9 @@ enum CuedTestMedia {
         var at: Double
         var duration: Double?
         var ahead = 2.0
+        /// Marked encrypted (with a CRC that matches): a reader that cannot decrypt must refuse
+        /// it. (A section whose CRC fails never gets this far: FFmpeg's demuxer drops it.)
+        var corrupt = false
     }
 
     /// `main` (its colour and tone) for `seconds`, then `after` for `afterSeconds`, as one TS
@@ -35,11 +38,11 @@ enum CuedTestMedia {
         let origin = probe.stdoutString.split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: .punctuationCharacters)) }.min() ?? 1.4
         let python = try PythonTools.python(with: ["threefive"])
         let script = """
-        import sys
+        import base64, sys
         from threefive import Cue, SpliceInsert
         origin = float(sys.argv[1])
         for spec in sys.argv[2:]:
-            event, at, duration, ahead = spec.split(":")
+            event, at, duration, ahead, corrupt = spec.split(":")
             insert = SpliceInsert()
             insert.splice_event_id = int(event)
             insert.splice_event_cancel_indicator = False
@@ -58,9 +61,20 @@ enum CuedTestMedia {
             insert.event_id_compliance_flag = True
             cue = Cue()
             cue.command = insert
-            print(f"{origin + float(at) - float(ahead):.6f},{cue.encode()}")
+            encoded = cue.encode()
+            if corrupt == "1":
+                section = bytearray(base64.b64decode(encoded))
+                section[4] |= 0x80  # encrypted_packet
+                crc = 0xFFFFFFFF  # CRC-32/MPEG-2
+                for byte in section[:-4]:
+                    crc ^= byte << 24
+                    for _ in range(8):
+                        crc = ((crc << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if crc & 0x80000000 else (crc << 1) & 0xFFFFFFFF
+                section[-4:] = crc.to_bytes(4, "big")
+                encoded = base64.b64encode(bytes(section)).decode()
+            print(f"{origin + float(at) - float(ahead):.6f},{encoded}")
         """
-        let specs = cues.map { "\($0.eventID):\($0.at):\($0.duration.map { String($0) } ?? ""):\($0.ahead)" }
+        let specs = cues.map { "\($0.eventID):\($0.at):\($0.duration.map { String($0) } ?? ""):\($0.ahead):\($0.corrupt ? 1 : 0)" }
         let sidecar = try ProcessRunner.run(python, ["-c", script, String(origin)] + specs, timeout: 60)
         XCTAssertTrue(sidecar.succeeded, sidecar.summary)
         let sidecarPath = dir.appendingPathComponent("sidecar.txt").path
