@@ -250,4 +250,27 @@ final class PlayoutBlackoutTests: NginxTestCase {
         XCTAssertEqual(cues[0].duration, 2, accuracy: 0.01)
         XCTAssertEqual(cues[1].time, recording.starts[2], accuracy: 0.1)
     }
+
+    /// The schedule's own blackout window (a position on the stream), played with `--fast`.
+    func testAScheduledBlackoutWindowOnAPlayoutChannel() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 5)
+        try PlayoutClip.b.make(in: dir, seconds: 4)
+        let alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try """
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 5}, {"id": "b", "source": "B.mp4", "in": 0, "out": 4} ],
+          "blackouts": [ {"at": 1, "duration": 2} ] }
+        """.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let result = try LivePushCLI.run(["playout", schedule, server.url(stream: "window"), "--size", "320x240", "--fast",
+                                          "--alternate", alternate, "--json"], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "window"), frameRate: 25)
+        PlayoutTests.check(recording, against: [(.a, 1), (.x, 2), (.a, 2), (.b, 4)], tolerance: 1)
+
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 5} ], "blackouts": [ {"at": 1} ] }"#
+            .write(toFile: schedule, atomically: true, encoding: .utf8)
+        let refused = try LivePushCLI.run(["playout", schedule, server.url(stream: "refused"), "--fast"], timeout: 60)
+        XCTAssertEqual(refused.exitCode, 1)
+        XCTAssertTrue(refused.stderrString.contains("805504001") && refused.stderrString.contains("\"duration\""), refused.summary)
+    }
 }

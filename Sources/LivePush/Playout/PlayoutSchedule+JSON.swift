@@ -61,12 +61,36 @@ extension PlayoutSchedule {
             }
             ads.append(ad)
         }
-        self.init(loop: loop, content: content, ads: ads)
+        var blackouts: [BlackoutWindow] = []
+        for (index, object) in try objects("blackouts", required: false).enumerated() {
+            blackouts.append(try Self.blackout(object, name: "blackouts[\(index)]"))
+        }
+        self.init(loop: loop, content: content, ads: ads, blackouts: blackouts)
         try validate()
     }
 
     static func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
         LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
+    }
+
+    /// A blackout object: `at` (seconds of the stream) or `start` (ISO 8601), and `duration`.
+    static func blackout(_ object: [String: JSONField], name: String) throws(LivePushError) -> BlackoutWindow {
+        if let unknown = object.keys.sorted().first(where: { !["at", "start", "duration"].contains($0) }) {
+            throw refuse(name, unknown, "is not a blackout field (at, start, duration)")
+        }
+        guard case .number(let seconds) = object["duration"], seconds > 0, seconds.isFinite else {
+            throw refuse(name, "duration", "is missing or not a positive number of seconds")
+        }
+        let duration = Duration.milliseconds(Int64(seconds * 1000))
+        switch (object["at"], object["start"]) {
+        case (.number(let at), nil) where at >= 0 && at.isFinite:
+            return BlackoutWindow(start: .position(.milliseconds(Int64(at * 1000))), duration: duration)
+        case (nil, .string(let text)):
+            guard let date = ISO8601DateFormatter().date(from: text) else { throw refuse(name, "start", "is not an ISO 8601 time") }
+            return BlackoutWindow(start: .wallClock(date), duration: duration)
+        default:
+            throw refuse(name, "at", "give either at (seconds, 0 or more) or start (an ISO 8601 time)")
+        }
     }
 
     /// A clip object: `id`, `source` (relative to `directory`), `in` and `out` seconds.

@@ -11,7 +11,9 @@
 ///            {"id": "x2", "source": "X.mp4", "type": "pod", "appendTo": "y1", "in": 0, "out": 1} ] }
 /// ```
 /// `loop` is a count (default 1) or `"forever"`; `deleteAfterPlay` defaults to false (the ad
-/// plays every time its point comes around). ``validate()`` refuses a bad schedule before
+/// plays every time its point comes around). `"blackouts": [{"at": 30, "duration": 10},
+/// {"start": "2026-11-23T20:00:00Z", "duration": 3600}]` black the channel out (`at`: seconds of
+/// the stream; `start`: a wall-clock time). ``validate()`` refuses a bad schedule before
 /// anything is pushed, naming the entry and the field.
 public struct PlayoutSchedule: Sendable, Equatable {
     public struct Clip: Sendable, Equatable {
@@ -61,11 +63,15 @@ public struct PlayoutSchedule: Sendable, Equatable {
     public var loop: Loop
     public var content: [Clip]
     public var ads: [Ad]
+    /// Blackouts known in advance: the alternate content (else a black slate) instead of the
+    /// channel, whose timeline runs on underneath (see ``BreakOptions``).
+    public var blackouts: [BlackoutWindow]
 
-    public init(loop: Loop = .times(1), content: [Clip], ads: [Ad] = []) {
+    public init(loop: Loop = .times(1), content: [Clip], ads: [Ad] = [], blackouts: [BlackoutWindow] = []) {
         self.loop = loop
         self.content = content
         self.ads = ads
+        self.blackouts = blackouts
     }
 
     /// The main content timeline's length: the clips' (out − in) end to end.

@@ -23,8 +23,9 @@ extension LivePusher {
 
     /// What the push of `path` needs to play its breaks. The alternate content is opened once
     /// here, so that a missing or unreadable one fails the start rather than the first break.
-    func makeBreakSetup(for info: StreamInfo, path: String?) throws(LivePushError) -> BreakSetup {
-        let options = config.breaks
+    func makeBreakSetup(for info: StreamInfo, path: String?, blackouts: [BlackoutWindow] = []) throws(LivePushError) -> BreakSetup {
+        var options = config.breaks
+        options.blackouts += blackouts
         if options.fallback == .alternate && options.alternate == nil {
             throw LivePushError(.breakSetupInvalid, "the fallback is the alternate content, but no alternate content is given")
         }
@@ -47,7 +48,9 @@ extension LivePusher {
             case .ad(let clip):
                 return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, hooks: hooks)
             case .alternate:
-                return try MediaSourceFactory.open(path: options.alternate ?? "", options: fillOptions, hooks: hooks)
+                // As a clip from its start: cut like a playout entry (its sound from its first
+                // picture on), so the splice into it leaves no hole in the pictures.
+                return try ClipInput(path: options.alternate ?? "", in: 0, out: Self.wholeFile, options: fillOptions, copy: copy, hooks: hooks)
             case .slate, .main:
                 let video = info.video.map { FrameInput.VideoFormat(width: $0.width, height: $0.height, frameRate: $0.frameRate > 0 ? $0.frameRate : 25) }
                     ?? FrameInput.VideoFormat(width: 320, height: 240, frameRate: 25)
@@ -56,6 +59,9 @@ extension LivePusher {
             }
         }, report: { [weak self] error in self?.report(error) })
     }
+
+    /// An `out` point past the end of any file (seconds).
+    static let wholeFile = 1e9
 
     /// Fills are made like the main input: encoded at its size, rate and sample rate when it is
     /// encoded, else copied where they can be (a new sequence header marks a different format).

@@ -18,7 +18,7 @@ extension LivePusher {
         guard let first = program.nextInput() else {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }
-        let breaks = try makeBreakSetup(for: first.info, path: nil)
+        let breaks = try makeBreakSetup(for: first.info, path: nil, blackouts: schedule.blackouts)
         try start(source: UncheckedTransfer(value: first), urls: pushURLs, sequence: program, breaks: breaks)
         return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
             guard let self else { throw LivePushError(.invalidState, "the channel has ended") }

@@ -103,7 +103,7 @@ extension PushSession {
         let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
         air.replay = [packet] + air.heldBack + air.replay
         air.heldBack = []
-        try takeOffAir(&air)
+        try takeOffAir(&air, cut: .min)  // the cut is before the picture in air.replay
         breaks?.director.activeStarted(at: air.clock.end)
         let main = air.input
         air.background = BreakBackground(input: main, offset: offset, end: air.clock.end,
@@ -118,13 +118,10 @@ extension PushSession {
     func nextFill(_ air: inout OnAir) throws(LivePushError) {
         guard var background = air.background, let breaks else { return }
         defer { air.background = background }
-        if let filler = background.filler, background.fills.count <= 1, background.fills.first != .main {
-            // The last fill repeats until the break ends: an alternate shorter than the break loops.
-            try filler.rewind()
-            air.switchTo(filler, fromStart: true)
-            return
-        }
-        if background.filler != nil, !background.fills.isEmpty { background.fills.removeFirst() }
+        // The last fill repeats until the break ends (an alternate shorter than the break loops);
+        // the others are done once they end.
+        let repeating = background.fills.count == 1 && background.fills.first != .main
+        if background.filler != nil, !background.fills.isEmpty, !repeating { background.fills.removeFirst() }
         while let fill = background.fills.first {
             if fill == .main {
                 background.returnNow = true
@@ -208,7 +205,9 @@ extension PushSession {
             return true
         }
         // The break is over: the fill goes off air, the main input comes back where it stands.
-        if background.filler != nil || !background.returnNow { try takeOffAir(&air) }
+        if background.filler != nil || !background.returnNow {
+            try takeOffAir(&air, cut: background.returnPoint.map { $0 + (background.offset ?? 0) } ?? air.clock.end)
+        }
         air.held.removeValue(forKey: ObjectIdentifier(air.input))
         announce(director.active, out: false, &air)
         director.finishActive()

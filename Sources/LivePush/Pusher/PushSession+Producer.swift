@@ -250,10 +250,22 @@ extension PushSession {
     /// read on until the audio reaches where the pictures end: the next input then starts on
     /// both tracks at once, with no hole in the sound. What it produces beyond that point is
     /// held for when it is on air again.
-    func takeOffAir(_ air: inout OnAir) throws(LivePushError) {
-        for packet in try air.input.suspend() { leave(packet, &air) }
+    ///
+    /// `cut` (a break's start or end, output time): what the input gives up is sent up to its
+    /// first picture (in decode order) that shows at or after the cut; the pictures from there
+    /// on are held (a B-frame after it would lack its reference), and so is the sound from
+    /// where the pictures stop.
+    func takeOffAir(_ air: inout OnAir, cut: Int64? = nil) throws(LivePushError) {
         var held = air.replay
         air.replay = []
+        var pastCut = false
+        for packet in try air.input.suspend() {
+            if let cut, packet.kind == .video, !pastCut {
+                pastCut = air.clock.presentationTime(of: packet).map { $0 >= cut } ?? true
+            }
+            let soundPastPictures = packet.kind == .audio && (air.clock.presentationTime(of: packet).map { $0 >= air.clock.videoEnd } ?? true)
+            if cut != nil && (pastCut || soundPastPictures) { held.append(packet) } else { leave(packet, &air) }
+        }
         let audioFrame = Int64(1024 * 1_000_000 / max(1, air.input.info.audio?.sampleRate ?? 44_100))
         var pulls = 0
         while air.input.info.video != nil && air.input.info.audio != nil,
@@ -264,6 +276,8 @@ extension PushSession {
                 leave(packet, &air)
             } else {
                 held.append(packet)
+                // Sound reached where the pictures end (what is short of it was held back).
+                if packet.kind == .audio { break }
             }
         }
         air.held[ObjectIdentifier(air.input)] = held
