@@ -137,7 +137,11 @@ final class RTMPOutput: @unchecked Sendable {
         var change: CongestionDetector.Change?
         lock.withLock {
             guard !stopRequested else { return }
-            if queue.mode == .backpressure && queue.isFull { queue.makeRoomByDroppingOldestGOPs() }
+            // Back-pressure: the producer waits for a connected output before each frame, so a
+            // frame and what goes with it (a cue, a sequence header) may take it just past its
+            // limit: nothing is dropped for that. A disconnected one is not waited for while
+            // another output is connected: it sheds its oldest GOPs.
+            if queue.mode == .backpressure && queue.isFull && !connected { queue.makeRoomByDroppingOldestGOPs() }
             queue.push(packet)
             change = updateCongestion()
         }
