@@ -8,7 +8,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   pkg-config librtmp-dev libgnutls28-dev \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
-  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv >/dev/null
+  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd >/dev/null
 # The Debian nginx package starts a system service on port 80; the tests run their own.
 $SUDO systemctl disable --now nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 echo "install-deps: done"

@@ -79,6 +79,10 @@ extension LivePushError {
         case cueInvalid = 0x3003_0501
         case opportunityUnresolved = 0x3003_0502
         case breakSetupInvalid = 0x3003_0503
+        // Channels (issue 14)
+        case channelConfigInvalid = 0x3003_0601
+        case channelNotFound = 0x3003_0602
+        case unauthorized = 0x3003_0603
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -131,6 +135,9 @@ extension LivePushError {
             case .cueInvalid: "A cue read from the input is malformed or fails its CRC; it was ignored and the push goes on."
             case .opportunityUnresolved: "A content resolver failed or timed out on a placement opportunity; the fallback filled it."
             case .breakSetupInvalid: "The break options are not valid (alternate content, fallback or subscribed cues); nothing was pushed."
+            case .channelConfigInvalid: "The channel configuration is not valid; nothing was started or changed."
+            case .channelNotFound: "There is no channel (or output) with this id."
+            case .unauthorized: "The control API needs the bearer token."
             }
         }
     }

@@ -120,10 +120,10 @@ extension PlayoutSchedule.Clip {
 }
 
 /// Any JSON value, decoded strictly (a number is never a boolean, nor the other way round).
-enum JSONField: Decodable, Equatable {
+public enum JSONField: Decodable, Equatable {
     case null, bool(Bool), number(Double), string(String), array([JSONField]), object([String: JSONField])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }

@@ -188,6 +188,15 @@ public final class LivePusher: Sendable {
         session.withLock { $0 }?.requestStop()
     }
 
+    /// Stops one output of a running push (by the position of its URL): it unpublishes and
+    /// closes; the other outputs go on untouched. Throws `channelNotFound` for no such output.
+    public func stopOutput(_ id: Int) throws(LivePushError) {
+        guard let session = session.withLock({ $0 }), session.outputs.indices.contains(id) else {
+            throw LivePushError(.channelNotFound, "no output \(id) in this push")
+        }
+        session.outputs[id].requestStop()
+    }
+
     /// Reconnects now: after `reconnectFailed` (the automatic retries were used up), or to
     /// force a new connection while pushing. The stream resumes on a keyframe.
     public func reconnect() throws(LivePushError) {

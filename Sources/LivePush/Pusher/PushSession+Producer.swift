@@ -209,8 +209,10 @@ extension PushSession {
 
     /// Takes the queued commands and acts on them; false on stop.
     private func applyCommands(_ air: inout OnAir) throws(LivePushError) -> Bool {
+        let offset = air.clock.videoEnd > .min && air.clock.audioEnd > .min ? air.clock.audioEnd - air.clock.videoEnd : 0
         let (taken, stopped) = lock.withLock { () -> ([SessionCommand], Bool) in
             defer { commands.removeAll() }
+            avOffset = offset
             return (commands, stopRequested)
         }
         guard !stopped else { return false }

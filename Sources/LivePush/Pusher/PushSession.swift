@@ -40,6 +40,8 @@ final class PushSession: @unchecked Sendable {
     /// Sent by the app's threads, taken by the producer (``SessionCommand``).
     var commands: [SessionCommand] = []
     var loopsCompleted = 0
+    /// The output clock's sound end minus its pictures' end (µs), as the producer last saw it.
+    var avOffset: Int64 = 0
     private var startedAt: Int64 = 0
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
@@ -118,6 +120,7 @@ final class PushSession: @unchecked Sendable {
         lock.withLock {
             stats.elapsed = .microseconds(monotonicMicroseconds() - startedAt)
             stats.loopsCompleted = loopsCompleted
+            stats.avOffset = avOffset
         }
         stats.sourceDuration = info.duration
         if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }

@@ -29,6 +29,9 @@ public struct PushStats: Sendable, Equatable {
     /// dropped because its queue was full (real time only; a `--fast` push waits instead).
     public var recordedBytes: Int64 = 0
     public var recordingDrops = 0
+    /// Where the sound sent so far ends minus where the pictures end, microseconds of output
+    /// time: positive when the sound runs ahead (half an AAC frame or so is normal).
+    public var avOffset: Int64 = 0
 
     public init() {}
 }

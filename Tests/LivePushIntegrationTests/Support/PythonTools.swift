@@ -38,3 +38,35 @@ enum PythonTools {
         }
     }
 }
+
+/// Prometheus text parsed by `prometheus_client` (the official Python client's parser).
+struct ParsedMetrics {
+    var samples: [(name: String, labels: [String: String], value: Double)]
+
+    subscript(name: String, labels: [String: String]) -> Double? {
+        samples.first { sample in sample.name == name && labels.allSatisfy { key, value in sample.labels[key] == value } }?.value
+    }
+}
+
+extension PythonTools {
+    static func prometheus(_ text: String) throws -> ParsedMetrics {
+        let python = try python(with: ["prometheus_client"])
+        let script = """
+        import json, sys
+        from prometheus_client.parser import text_string_to_metric_families
+        for family in text_string_to_metric_families(open(sys.argv[1]).read()):
+            for sample in family.samples:
+                print(json.dumps({"name": sample.name, "labels": sample.labels, "value": sample.value}))
+        """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("metrics-\(UUID().uuidString).txt")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try ProcessRunner.run(python, ["-c", script, file.path], timeout: 60)
+        XCTAssertTrue(result.succeeded, result.summary)
+        return ParsedMetrics(samples: result.stdoutString.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let name = object["name"] as? String, let value = object["value"] as? Double else { return nil }
+            return (name, object["labels"] as? [String: String] ?? [:], value)
+        })
+    }
+}

@@ -13,14 +13,24 @@ final class RunningCLI: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath) ?? FileHandle.nullDevice
         let pipe = Pipe()
         process.standardOutput = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.received(handle.availableData) }
         try process.run()
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    /// Where its standard error (logs) goes; removed with it.
+    let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-cli-\(UUID().uuidString).stderr").path
+
+    /// What it wrote on standard error so far.
+    var standardError: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
 
     private func received(_ data: Data) {
         lock.lock()
@@ -42,6 +52,9 @@ final class RunningCLI: @unchecked Sendable {
         }
         return nil
     }
+
+    /// SIGINT, as Ctrl-C or an orchestrator's stop would send.
+    func interrupt() { process.interrupt() }
 
     /// Every line so far.
     var output: [String] { lock.lock(); defer { lock.unlock() }; return lines }

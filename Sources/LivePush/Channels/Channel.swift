@@ -1,0 +1,236 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// One channel of a ``ChannelManager``: its spec, the push that runs it, and what it reports.
+/// Safe from any thread. Its push's events are logged (swift-log, with the channel, output,
+/// event and code as metadata) and counted.
+public final class Channel: Sendable {
+    /// What a channel is doing (the `state` label of `livepush_channel_state`).
+    public enum Status: String, Sendable, CaseIterable {
+        case stopped, starting, pushing, reconnecting, failed, finished
+    }
+
+    /// What the API and the metrics show of a channel.
+    public struct Snapshot: Sendable {
+        public var id: String
+        public var status: Status
+        public var spec: ChannelSpec
+        public var stats: PushStats
+        /// The channel's outputs, in the order of `spec.outputs`.
+        public var outputs: [Output]
+        public var lastError: LivePushError?
+        /// Times the channel was started.
+        public var starts: Int
+    }
+
+    /// One output of a channel.
+    public struct Output: Sendable {
+        /// Its URL, redacted.
+        public var url: String
+        /// Its id in the running push (``PushStats/outputs``), nil when stopped.
+        public var pushID: Int?
+        public var connected: Bool
+        /// Reconnects it began in the running push.
+        public var reconnects: Int
+    }
+
+    private struct Running {
+        var spec: ChannelSpec
+        var pusher: LivePusher?
+        var playout: PlayoutControl?
+        var status: Status = .stopped
+        var lastError: LivePushError?
+        var reconnects: [Int] = []
+        var connected: [Bool] = []
+        var starts = 0
+        /// Bumped per start: events of an earlier run are not counted against the new one.
+        var generation = 0
+        /// The running push's output id of each output in `spec.outputs` (they differ once one is removed).
+        var pushOutputIDs: [Int] = []
+
+        var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
+    }
+
+    public let id: String
+    private let running: Mutex<Running>
+    private let logger: Logger
+
+    init(spec: ChannelSpec, logger: Logger) {
+        id = spec.id
+        running = Mutex(Running(spec: spec))
+        var logger = logger
+        logger[metadataKey: "channel"] = .string(spec.id)
+        self.logger = logger
+    }
+
+    public var spec: ChannelSpec { running.withLock { $0.spec } }
+
+    public var snapshot: Snapshot {
+        let (state, pusher) = running.withLock { ($0, $0.pusher) }
+        let outputs = state.spec.outputs.enumerated().map { index, url in
+            let pushID = pusher != nil && index < state.pushOutputIDs.count ? state.pushOutputIDs[index] : nil
+            return Output(url: Redaction.redactURL(url), pushID: pushID,
+                          connected: pushID.map { $0 < state.connected.count && state.connected[$0] } ?? false,
+                          reconnects: pushID.map { $0 < state.reconnects.count ? state.reconnects[$0] : 0 } ?? 0)
+        }
+        return Snapshot(id: id, status: state.status, spec: state.spec, stats: pusher?.stats() ?? PushStats(), outputs: outputs,
+                        lastError: state.lastError, starts: state.starts)
+    }
+
+    /// The running playout channel's controls (nil for a file channel, or when stopped).
+    public var playout: PlayoutControl? { running.withLock { $0.playout } }
+
+    /// Starts the channel's push (a running one is left as it is).
+    public func start() throws(LivePushError) {
+        let spec = running.withLock { $0.spec }
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.recordPath = spec.record
+        config.breaks.alternate = spec.alternate
+        if case .file(_, let loop) = spec.source { config.looping = loop }
+        let generation = try running.withLock { state throws(LivePushError) -> Int in
+            if state.pusher != nil, state.status != .failed, state.status != .finished, state.status != .stopped {
+                throw LivePushError(.invalidState, "channel \(spec.id) is already running")
+            }
+            state.generation += 1
+            state.status = .starting
+            state.lastError = nil
+            state.reconnects = Array(repeating: 0, count: spec.outputs.count)
+            state.connected = Array(repeating: false, count: spec.outputs.count)
+            state.pushOutputIDs = Array(spec.outputs.indices)
+            state.starts += 1
+            return state.generation
+        }
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        Task.detached { [weak self] in
+            for await event in events { self?.observe(event, generation: generation) }
+        }
+        do throws(LivePushError) {
+            let urls = spec.outputs
+            switch spec.source {
+            case .file(let path, _):
+                if urls.isEmpty { throw LivePushError(.invalidURL, "a file channel needs at least one output") }
+                try pusher.start(file: path, urls: urls)
+                running.withLock { $0.pusher = pusher }
+            case .playout(let schedulePath):
+                let schedule = try PlayoutSchedule(json: (try? Data(contentsOf: URL(fileURLWithPath: schedulePath))) ?? Data(),
+                                                   relativeTo: URL(fileURLWithPath: schedulePath).deletingLastPathComponent().path)
+                let control = try pusher.start(playout: schedule, urls: urls)
+                running.withLock {
+                    $0.pusher = pusher
+                    $0.playout = control
+                }
+            }
+            logger.info("channel started", metadata: ["event": "channelStarted"])
+        } catch {
+            running.withLock {
+                $0.status = .failed
+                $0.lastError = error
+            }
+            logger.error("channel failed to start", metadata: ["event": "channelFailed", "code": .stringConvertible(error.code.rawValue),
+                                                               "error": .string(error.message)])
+            throw error
+        }
+    }
+
+    /// Stops the channel's push; it keeps its spec and can be started again.
+    public func stop() {
+        let pusher = running.withLock { state -> LivePusher? in
+            defer {
+                state.pusher = nil
+                state.playout = nil
+                state.status = .stopped
+            }
+            return state.pusher
+        }
+        try? pusher?.stop()
+        if pusher != nil { logger.info("channel stopped", metadata: ["event": "channelStopped"]) }
+    }
+
+    public func restart() throws(LivePushError) {
+        stop()
+        try start()
+    }
+
+    /// Adds an output. A running channel is restarted with it (its other outputs reconnect at
+    /// once and go on from a keyframe).
+    public func addOutput(_ url: String) throws(LivePushError) {
+        _ = try PushURL(url)
+        let wasRunning = running.withLock { state -> Bool in
+            state.spec.outputs.append(url)
+            return state.isLive
+        }
+        logger.info("output added", metadata: ["event": "outputAdded", "url": .string(Redaction.redactURL(url))])
+        if wasRunning { try restart() }
+    }
+
+    /// Removes the output at `index` of the channel's list. On a running channel only that
+    /// output stops (it unpublishes); the others go on untouched. Throws `channelNotFound`.
+    public func removeOutput(at index: Int) throws(LivePushError) {
+        let (pusher, pushID) = try running.withLock { state throws(LivePushError) -> (LivePusher?, Int?) in
+            guard state.spec.outputs.indices.contains(index) else {
+                throw LivePushError(.channelNotFound, "channel \"\(state.spec.id)\" has no output \(index)")
+            }
+            state.spec.outputs.remove(at: index)
+            let pushID = index < state.pushOutputIDs.count ? state.pushOutputIDs.remove(at: index) : nil
+            return (state.isLive ? state.pusher : nil, pushID)
+        }
+        logger.info("output removed", metadata: ["event": "outputRemoved", "output": .stringConvertible(index)])
+        if let pusher, let pushID { try pusher.stopOutput(pushID) }
+    }
+
+    /// Folds one event of the push into the channel's status and counters, and logs it.
+    private func observe(_ event: PushEvent, generation: Int) {
+        let current = running.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            switch event {
+            case .stateChanged(let pushState):
+                switch pushState {
+                case .connecting: state.status = .starting
+                case .pushing, .paused: state.status = .pushing
+                case .reconnecting: state.status = .reconnecting
+                case .failed(let error):
+                    state.status = .failed
+                    state.lastError = error
+                case .stopped: if state.status != .stopped { state.status = .finished }
+                case .idle, .stopping: break
+                }
+            case .reconnectStarted where state.reconnects.count == 1:
+                state.reconnects[0] += 1
+                state.connected[0] = false
+            case .output(let id, _, .reconnectStarted) where id < state.reconnects.count:
+                state.reconnects[id] += 1
+                state.connected[id] = false
+            case .output(let id, _, .pushStarted) where id < state.connected.count,
+                 .output(let id, _, .reconnectSucceeded) where id < state.connected.count:
+                state.connected[id] = true
+            case .pushStarted, .reconnectSucceeded:
+                if state.connected.count == 1 { state.connected[0] = true }
+            case .connectionLost:
+                if state.connected.count == 1 { state.connected[0] = false }
+            default:
+                break
+            }
+            return true
+        }
+        guard current else { return }
+        log(event)
+    }
+
+    private func log(_ event: PushEvent) {
+        if case .stats = event { return }
+        if case .output(let id, let url, let inner) = event {
+            var metadata: Logger.Metadata = ["output": .stringConvertible(id), "url": .string(url)]
+            metadata["event"] = .string(inner.name)
+            if let error = inner.error { metadata["code"] = .stringConvertible(error.code.rawValue); metadata["error"] = .string(error.message) }
+            logger.log(level: inner.error == nil ? .info : .warning, "\(inner.name)", metadata: metadata)
+            return
+        }
+        var metadata: Logger.Metadata = ["event": .string(event.name)]
+        if let error = event.error { metadata["code"] = .stringConvertible(error.code.rawValue); metadata["error"] = .string(error.message) }
+        if case .pushStarted(let url) = event { metadata["url"] = .string(url) }
+        logger.log(level: event.error == nil ? .info : .warning, "\(event.name)", metadata: metadata)
+    }
+}

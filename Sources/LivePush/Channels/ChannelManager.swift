@@ -1,0 +1,81 @@
+import Logging
+import Synchronization
+
+/// Many channels in one process (`livepush channels`): they are added, started, stopped and
+/// removed while the others run. Safe from any thread.
+public final class ChannelManager: Sendable {
+    private let channels = Mutex<[String: Channel]>([:])
+    /// The order channels were added in (listing, metrics).
+    private let order = Mutex<[String]>([])
+    private let logger: Logger
+
+    /// Checks the whole configuration (it was read with ``ChannelsConfig/init(json:relativeTo:)``)
+    /// and takes its channels; nothing starts until ``startAll()``.
+    public init(config: ChannelsConfig, logger: Logger = Logger(label: "livepush.channels")) throws(LivePushError) {
+        try config.validate()
+        self.logger = logger
+        for spec in config.channels { try add(spec, start: false) }
+    }
+
+    /// Starts every channel marked `autostart`. A channel that cannot start is reported (it
+    /// stays `failed`, with its error); the others go on.
+    public func startAll() {
+        for channel in list where channel.spec.autostart {
+            try? channel.start()
+        }
+    }
+
+    public func stopAll() {
+        for channel in list { channel.stop() }
+    }
+
+    public var list: [Channel] {
+        let ids = order.withLock { $0 }
+        return channels.withLock { table in ids.compactMap { table[$0] } }
+    }
+
+    public func channel(_ id: String) -> Channel? {
+        channels.withLock { $0[id] }
+    }
+
+    /// Adds a channel (and starts it unless told otherwise). Throws `channelConfigInvalid` for
+    /// an id already in use.
+    @discardableResult
+    public func add(_ spec: ChannelSpec, start: Bool = true) throws(LivePushError) -> Channel {
+        let channel = Channel(spec: spec, logger: logger)
+        let added = channels.withLock { table -> Bool in
+            guard table[spec.id] == nil else { return false }
+            table[spec.id] = channel
+            return true
+        }
+        guard added else { throw ChannelsConfig.refuse(spec.id, "id", "is used by another channel") }
+        order.withLock { $0.append(spec.id) }
+        logger.info("channel added", metadata: ["channel": .string(spec.id), "event": "channelAdded"])
+        if start { try channel.start() }
+        return channel
+    }
+
+    /// Stops and removes a channel. Throws `channelNotFound`.
+    public func remove(_ id: String) throws(LivePushError) {
+        guard let channel = channels.withLock({ $0.removeValue(forKey: id) }) else {
+            throw LivePushError(.channelNotFound, "channel \"\(id)\"")
+        }
+        order.withLock { $0.removeAll { $0 == id } }
+        channel.stop()
+        logger.info("channel removed", metadata: ["channel": .string(id), "event": "channelRemoved"])
+    }
+
+    /// Whether every channel that should run has published at least once (an orchestrator's
+    /// readiness): started channels are pushing, or finished.
+    public var isReady: Bool {
+        list.allSatisfy { channel in
+            let status = channel.snapshot.status
+            return !channel.spec.autostart || status == .pushing || status == .finished || status == .stopped
+        }
+    }
+
+    /// Whether every channel has ended (none starting, pushing or reconnecting).
+    public var allEnded: Bool {
+        list.allSatisfy { [.stopped, .failed, .finished].contains($0.snapshot.status) }
+    }
+}

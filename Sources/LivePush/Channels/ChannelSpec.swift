@@ -1,0 +1,36 @@
+/// One channel of `livepush channels`: what it plays and where it goes.
+public struct ChannelSpec: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// A media file, looped as asked (a 24/7 channel: `.forever`).
+        case file(path: String, loop: PushConfig.Looping)
+        /// A playout schedule (JSON, see ``PlayoutSchedule``).
+        case playout(schedulePath: String)
+    }
+
+    /// `[A-Za-z0-9_.-]`, 1 to 64 characters: it names the channel in the API, metrics and logs.
+    public var id: String
+    public var source: Source
+    /// RTMP URLs (each an output of its own; at least one).
+    public var outputs: [String]
+    /// A local FLV recording of what is pushed, beside the outputs.
+    public var record: String?
+    /// Alternate content for blackouts (playout channels' control, cue-driven breaks).
+    public var alternate: String?
+    /// Started with the process (else on a start request).
+    public var autostart: Bool
+
+    public init(id: String, source: Source, outputs: [String], record: String? = nil, alternate: String? = nil, autostart: Bool = true) {
+        self.id = id
+        self.source = source
+        self.outputs = outputs
+        self.record = record
+        self.alternate = alternate
+        self.autostart = autostart
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        (1...64).contains(id.count) && id.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The configuration of `livepush channels CONFIG.json`:
+/// ```json
+/// {"control": "127.0.0.1:8089", "token": "…",
+///  "channels": [{"id": "c0", "input": "show.mp4", "loop": "forever", "outputs": ["rtmp://host/app/s0"]},
+///               {"id": "c1", "playout": "schedule.json", "outputs": ["rtmp://host/app/s1", "rtmp://backup/app/s1"],
+///                "record": "c1.flv", "alternate": "slate.mp4", "autostart": true}]}
+/// ```
+/// A bad configuration is refused before anything starts: `channelConfigInvalid`, naming the
+/// channel and the field.
+public struct ChannelsConfig: Sendable, Equatable {
+    /// `HOST:PORT` of the control API, metrics and health endpoints (127.0.0.1 unless told).
+    public var control: String?
+    /// A bearer token the control API asks for (metrics and health stay open); nil: none.
+    public var token: String?
+    public var channels: [ChannelSpec]
+
+    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec]) {
+        self.control = control
+        self.token = token
+        self.channels = channels
+    }
+
+    static func refuse(_ channel: String, _ field: String, _ why: String) -> LivePushError {
+        LivePushError(.channelConfigInvalid, "channel \"\(channel)\", field \"\(field)\": \(why)")
+    }
+
+    /// Reads and checks the JSON form. Relative paths are resolved against `directory`.
+    public init(json: Data, relativeTo directory: String? = nil) throws(LivePushError) {
+        guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let root) = decoded else {
+            throw LivePushError(.channelConfigInvalid, "not a JSON object")
+        }
+        if let unknown = root.keys.sorted().first(where: { !["control", "token", "channels"].contains($0) }) {
+            throw Self.refuse("config", unknown, "is not a field (control, token, channels)")
+        }
+        switch root["control"] {
+        case nil: control = nil
+        case .string(let address): control = address
+        default: throw Self.refuse("config", "control", "must be \"HOST:PORT\"")
+        }
+        switch root["token"] {
+        case nil: token = nil
+        case .string(let value) where !value.isEmpty: token = value
+        default: throw Self.refuse("config", "token", "must be a non-empty string")
+        }
+        guard case .array(let items) = root["channels"] else { throw Self.refuse("config", "channels", "must be a list of channels") }
+        var channels: [ChannelSpec] = []
+        for (index, item) in items.enumerated() {
+            guard case .object(let object) = item else { throw Self.refuse("channels[\(index)]", "channels", "must be an object") }
+            channels.append(try ChannelSpec(json: object, name: "channels[\(index)]", relativeTo: directory))
+        }
+        self.channels = channels
+        try validate()
+    }
+
+    /// Duplicate ids, the control address; each channel's own checks were made when read.
+    public func validate() throws(LivePushError) {
+        if let control, Self.hostAndPort(control) == nil {
+            throw Self.refuse("config", "control", "\"\(control)\" is not HOST:PORT")
+        }
+        var seen = Set<String>()
+        for channel in channels {
+            guard seen.insert(channel.id).inserted else { throw Self.refuse(channel.id, "id", "is used by two channels") }
+        }
+    }
+
+    /// `HOST:PORT` split, the port 0–65535.
+    public static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            return nil
+        }
+        let host = String(text[..<colon])
+        return host.isEmpty ? nil : (host, port)
+    }
+}
+
+extension ChannelSpec {
+    /// One channel object (see ``ChannelsConfig``); every refusal names the channel and field.
+    public init(json object: [String: JSONField], name: String, relativeTo directory: String?) throws(LivePushError) {
+        let refuse = ChannelsConfig.refuse
+        guard case .string(let id) = object["id"], ChannelSpec.isValidID(id) else {
+            throw refuse(name, "id", "is missing or not 1-64 characters of A-Z a-z 0-9 _ . -")
+        }
+        let known = ["id", "input", "playout", "loop", "outputs", "record", "alternate", "autostart"]
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw refuse(id, unknown, "is not a channel field (\(known.joined(separator: ", ")))")
+        }
+        func path(_ field: String) throws(LivePushError) -> String? {
+            switch object[field] {
+            case nil: return nil
+            case .string(let value) where !value.isEmpty:
+                guard let directory, !value.hasPrefix("/") else { return value }
+                return URL(fileURLWithPath: directory).appendingPathComponent(value).path
+            default: throw refuse(id, field, "must be a path")
+            }
+        }
+        func readable(_ field: String, _ value: String) throws(LivePushError) {
+            guard FileManager.default.isReadableFile(atPath: value) else { throw refuse(id, field, "\(value) does not exist or cannot be read") }
+        }
+        var loop = PushConfig.Looping.once
+        switch object["loop"] {
+        case nil: break
+        case .string("forever"): loop = .forever
+        case .number(let n) where n == n.rounded() && n >= 1 && n < 1e9: loop = .times(Int(n))
+        default: throw refuse(id, "loop", "must be a whole number of passes (1 or more) or \"forever\"")
+        }
+        switch (try path("input"), try path("playout")) {
+        case (let input?, nil):
+            try readable("input", input)
+            source = .file(path: input, loop: loop)
+        case (nil, let schedule?):
+            try readable("playout", schedule)
+            if object["loop"] != nil { throw refuse(id, "loop", "belongs to the schedule of a playout channel") }
+            do {
+                _ = try PlayoutSchedule(json: Data(contentsOf: URL(fileURLWithPath: schedule)),
+                                        relativeTo: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
+            } catch let error as LivePushError {
+                throw refuse(id, "playout", error.detail ?? error.message)
+            } catch {
+                throw refuse(id, "playout", "\(schedule): \(error)")
+            }
+            source = .playout(schedulePath: schedule)
+        case (nil, nil): throw refuse(id, "input", "is missing (give input or playout)")
+        case (.some, .some): throw refuse(id, "playout", "give input or playout, not both")
+        }
+        var urls: [String] = []
+        switch object["outputs"] {
+        case nil: break
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                guard case .string(let url) = item else { throw refuse(id, "outputs[\(index)]", "must be an rtmp:// URL") }
+                do {
+                    _ = try PushURL(url)
+                } catch {
+                    throw refuse(id, "outputs[\(index)]", error.message)
+                }
+                urls.append(url)
+            }
+        default: throw refuse(id, "outputs", "must be a list of rtmp:// URLs")
+        }
+        outputs = urls
+        record = try path("record")
+        alternate = try path("alternate")
+        if let alternate { try readable("alternate", alternate) }
+        switch object["autostart"] {
+        case nil: autostart = true
+        case .bool(let value): autostart = value
+        default: throw refuse(id, "autostart", "must be true or false")
+        }
+        self.id = id
+        // A recording goes beside the outputs, not instead of them.
+        guard !outputs.isEmpty else { throw refuse(id, "outputs", "is missing or empty: give at least one rtmp:// URL") }
+    }
+}
