@@ -11,6 +11,18 @@ public enum Redaction {
         value.count <= 4 ? "****" : "\(value.prefix(4))****"
     }
 
+    /// ``redactURL(_:)``, and the stream name too (an RTMP stream key: `rtmp://host/app/abcd****`):
+    /// what the channels API and its logs show of an output.
+    public static func redactStreamKey(_ url: String) -> String {
+        let redacted = redactURL(url)
+        let end = redacted.firstIndex(of: "?") ?? redacted.endIndex
+        guard let scheme = redacted.range(of: "://"), let slash = redacted[scheme.upperBound..<end].lastIndex(of: "/"),
+              redacted[scheme.upperBound..<slash].contains("/") else { return redacted }
+        let name = redacted[redacted.index(after: slash)..<end]
+        guard !name.isEmpty else { return redacted }
+        return String(redacted[...slash]) + mask(name) + String(redacted[end...])
+    }
+
     /// Masks every secret query parameter, and a password in the authority, of a URL string.
     public static func redactURL(_ url: String) -> String {
         var result = url

@@ -26,7 +26,7 @@ public final class Channel: Sendable {
 
     /// One output of a channel.
     public struct Output: Sendable {
-        /// Its URL, redacted.
+        /// Its URL, redacted (the stream key too).
         public var url: String
         /// Its id in the running push (``PushStats/outputs``), nil when stopped.
         public var pushID: Int?
@@ -70,7 +70,7 @@ public final class Channel: Sendable {
         let (state, pusher) = running.withLock { ($0, $0.pusher) }
         let outputs = state.spec.outputs.enumerated().map { index, url in
             let pushID = pusher != nil && index < state.pushOutputIDs.count ? state.pushOutputIDs[index] : nil
-            return Output(url: Redaction.redactURL(url), pushID: pushID,
+            return Output(url: Redaction.redactStreamKey(url), pushID: pushID,
                           connected: pushID.map { $0 < state.connected.count && state.connected[$0] } ?? false,
                           reconnects: pushID.map { $0 < state.reconnects.count ? state.reconnects[$0] : 0 } ?? 0)
         }
@@ -162,7 +162,7 @@ public final class Channel: Sendable {
             state.spec.outputs.append(url)
             return state.isLive
         }
-        logger.info("output added", metadata: ["event": "outputAdded", "url": .string(Redaction.redactURL(url))])
+        logger.info("output added", metadata: ["event": "outputAdded", "url": .string(Redaction.redactStreamKey(url))])
         if wasRunning { try restart() }
     }
 
@@ -222,7 +222,7 @@ public final class Channel: Sendable {
     private func log(_ event: PushEvent) {
         if case .stats = event { return }
         if case .output(let id, let url, let inner) = event {
-            var metadata: Logger.Metadata = ["output": .stringConvertible(id), "url": .string(url)]
+            var metadata: Logger.Metadata = ["output": .stringConvertible(id), "url": .string(Redaction.redactStreamKey(url))]
             metadata["event"] = .string(inner.name)
             if let error = inner.error { metadata["code"] = .stringConvertible(error.code.rawValue); metadata["error"] = .string(error.message) }
             logger.log(level: inner.error == nil ? .info : .warning, "\(inner.name)", metadata: metadata)
@@ -230,7 +230,7 @@ public final class Channel: Sendable {
         }
         var metadata: Logger.Metadata = ["event": .string(event.name)]
         if let error = event.error { metadata["code"] = .stringConvertible(error.code.rawValue); metadata["error"] = .string(error.message) }
-        if case .pushStarted(let url) = event { metadata["url"] = .string(url) }
+        if case .pushStarted(let url) = event { metadata["url"] = .string(Redaction.redactStreamKey(url)) }
         logger.log(level: event.error == nil ? .info : .warning, "\(event.name)", metadata: metadata)
     }
 }

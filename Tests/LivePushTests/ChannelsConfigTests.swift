@@ -1,0 +1,67 @@
+import Foundation
+@testable import LivePush
+import XCTest
+
+/// The channels configuration as data: what is accepted, what is refused (naming the channel
+/// and the field), and how outputs are shown.
+final class ChannelsConfigTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("channels-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Data("not really media".utf8).write(to: dir.appendingPathComponent("show.mp4"))
+        try Data(#"{"content": [{"id": "a", "source": "show.mp4", "in": 0, "out": 1}]}"#.utf8).write(to: dir.appendingPathComponent("s.json"))
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    private func parse(_ json: String) throws(LivePushError) -> ChannelsConfig {
+        try ChannelsConfig(json: Data(json.utf8), relativeTo: dir.path)
+    }
+
+    func testTheIssuesExampleIsReadWithPathsRelativeToTheConfiguration() throws {
+        let config = try parse("""
+        {"control": "127.0.0.1:8089",
+         "channels": [{"id": "c0", "input": "show.mp4", "loop": "forever", "outputs": ["rtmp://host/app/s0"]},
+                      {"id": "c1", "playout": "s.json", "outputs": ["rtmp://host/app/s1", "rtmp://backup/app/s1"]}]}
+        """)
+        XCTAssertEqual(config.control, "127.0.0.1:8089")
+        XCTAssertEqual(config.channels.map(\.id), ["c0", "c1"])
+        XCTAssertEqual(config.channels[0].source, .file(path: dir.appendingPathComponent("show.mp4").path, loop: .forever))
+        XCTAssertEqual(config.channels[1].source, .playout(schedulePath: dir.appendingPathComponent("s.json").path))
+        XCTAssertEqual(config.channels[1].outputs.count, 2)
+        XCTAssertTrue(config.channels.allSatisfy(\.autostart))
+    }
+
+    func testRefusalsNameTheChannelAndTheField() {
+        let cases: [(String, String)] = [
+            (#"{"channels": [{"id": "a b", "input": "show.mp4", "outputs": ["rtmp://h/a/s"]}]}"#, #"field "id""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4", "playout": "s.json", "outputs": ["rtmp://h/a/s"]}]}"#, #"channel "x", field "playout""#),
+            (#"{"channels": [{"id": "x", "playout": "s.json", "loop": 2, "outputs": ["rtmp://h/a/s"]}]}"#, #"channel "x", field "loop""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4"}]}"#, #"channel "x", field "outputs""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [3]}]}"#, #"channel "x", field "outputs[0]""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4", "outputs": ["rtmp://h/a/s"], "autostart": "yes"}]}"#, #"field "autostart""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4", "outputs": ["rtmp://h/a/s"]}], "extra": 1}"#, #"field "extra""#),
+            (#"{"token": "", "channels": []}"#, #"field "token""#),
+        ]
+        for (json, expected) in cases {
+            XCTAssertThrowsError(try parse(json), json) { error in
+                let error = error as? LivePushError
+                XCTAssertEqual(error?.code, .channelConfigInvalid, json)
+                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")")
+            }
+        }
+    }
+
+    func testOutputsAreShownWithoutTheirStreamKeyOrSecrets() {
+        XCTAssertEqual(Redaction.redactStreamKey("rtmp://a.rtmp.youtube.com/live2/abcd-efgh-ijkl-mnop"), "rtmp://a.rtmp.youtube.com/live2/abcd****")
+        XCTAssertEqual(Redaction.redactStreamKey("rtmp://host:1935/app/stream?auth_key=1700000000-0-0-deadbeef"),
+                       "rtmp://host:1935/app/stre****?auth_key=1700****")
+        XCTAssertEqual(Redaction.redactStreamKey("rtmp://user:pw@host/app/s1"), "rtmp://****@host/app/****")
+        XCTAssertEqual(ChannelsConfig.hostAndPort("127.0.0.1:0")?.port, 0)
+        XCTAssertNil(ChannelsConfig.hostAndPort("127.0.0.1:99999"))
+    }
+}
