@@ -124,7 +124,14 @@ final class FaultMatrixTests: XCTestCase {
         }
         if summaries.count == 2, let lastBefore = summaries[0].lastTimestampMs, let firstAfter = after.firstTimestampMs {
             XCTAssertGreaterThan(firstAfter, lastBefore, "timestamps keep increasing", line: line)
-            XCTAssertLessThan(firstAfter - lastBefore, 3000, "no gap larger than the outage", line: line)
+            // In real time the media sent runs with the wall clock, so the outage bounds the gap.
+            // In --fast mode the output resends its last GOP stamped after the last packet it
+            // *sent*; what was still in flight (our send buffer and the server's receive buffer,
+            // seconds of media at full speed) never arrived, so the server sees a gap of that
+            // size while no frame is lost (testFastPushLosesNoFrameAcrossAReset counts them).
+            if !fast {
+                XCTAssertLessThan(firstAfter - lastBefore, 3000, "no gap larger than the outage", line: line)
+            }
         }
         try FFProbe.run(try XCTUnwrap(after.recordingPath)).assertWellFormed(line: line)
         return (run, summaries)
