@@ -47,4 +47,15 @@ final class PushURLTests: XCTestCase {
         XCTAssertEqual(redacted, "rtmp://****@h/app/s?a=1&auth_key=1700****&token=secr****")
         XCTAssertEqual(Redaction.redactURL("rtmp://h/app/s"), "rtmp://h/app/s")
     }
+
+    /// A stream name is often the stream key (YouTube, Twitch): what events, errors and logs
+    /// show of a push URL keeps only its first 4 characters.
+    func testAPushURLIsShownWithoutItsStreamKey() throws {
+        let url = try PushURL("rtmp://a.rtmp.youtube.com/live2/abcd-efgh-ijkl-mnop")
+        XCTAssertEqual(url.redacted, "rtmp://a.rtmp.youtube.com/live2/abcd****")
+        XCTAssertEqual("\(url)", url.redacted)
+        var dumped = ""
+        dump(url, to: &dumped)
+        XCTAssertFalse(dumped.contains("efgh"), dumped)
+    }
 }

@@ -75,12 +75,14 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
     public var signedPath: String { "/\(app)/\(streamName)" }
 
     /// The URL with its secrets (auth_key, token, ...) masked; safe for logs.
-    public var redacted: String { Redaction.redactURL(rawValue) }
+    /// The URL as events, errors and logs show it: secrets in the query and the authority
+    /// masked, and the stream name (often a stream key) cut to its first 4 characters.
+    public var redacted: String { Redaction.redactStreamKey(rawValue) }
 
     public var description: String { redacted }
 
     /// `dump` and debuggers show the redacted URL, never the raw one.
     public var customMirror: Mirror {
-        Mirror(self, children: ["url": redacted, "host": host, "port": port, "app": app, "streamName": streamName])
+        Mirror(self, children: ["url": redacted, "host": host, "port": port, "app": app, "streamName": Redaction.mask(streamName)])
     }
 }
