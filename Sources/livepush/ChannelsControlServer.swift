@@ -160,7 +160,7 @@ struct ChannelsControlServer {
 
     /// Requests that take no body refuse one (a client that sends one means something else).
     static func requireEmpty(_ body: Data) throws(LivePushError) {
-        guard body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
+        guard JSONResponse.isBlank(body) else {
             throw LivePushError(.controlRequestInvalid, "this request takes no body")
         }
     }
@@ -178,17 +178,15 @@ struct ChannelsControlServer {
     }
 
     private func notFound(_ context: BasicRequestContext) -> Response {
-        let error = LivePushError(.channelNotFound, "channel \"\(context.parameters.get("id") ?? "")\"")
-        return json(.object([("error", EventFormatter.json(error))]), status: .notFound)
+        refusal(LivePushError(.channelNotFound, "channel \"\(context.parameters.get("id") ?? "")\""))
     }
 
     private func refusal(_ error: LivePushError) -> Response {
-        let status: HTTPResponse.Status = error.code == .channelNotFound ? .notFound : .badRequest
-        return json(.object([("error", EventFormatter.json(error))]), status: status)
+        JSONResponse.refusal(error, status: error.code == .channelNotFound ? .notFound : .badRequest)
     }
 
     private func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: value.encoded + "\n")))
+        JSONResponse.make(value, status: status)
     }
 
     // MARK: Descriptions
@@ -222,9 +220,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         let expected = "Bearer " + token
         guard given.utf8.count == expected.utf8.count,
               zip(given.utf8, expected.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            let error = LivePushError(.unauthorized, "give the header Authorization: Bearer <token>")
-            return Response(status: .unauthorized, headers: [.contentType: "application/json", .wwwAuthenticate: "Bearer"],
-                            body: .init(byteBuffer: ByteBuffer(string: JSONValue.object([("error", EventFormatter.json(error))]).encoded + "\n")))
+            return JSONResponse.refusal(LivePushError(.unauthorized, "give the header Authorization: Bearer <token>"),
+                                        status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
         }
         return try await next(request, context)
     }

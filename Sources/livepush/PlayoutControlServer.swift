@@ -92,7 +92,7 @@ struct PlayoutControlServer {
 
     /// The optional `{"duration": SECONDS}` of a blackout (an empty body: until ended).
     static func blackoutDuration(_ body: Data) throws(LivePushError) -> Duration? {
-        guard !body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return nil }
+        guard !JSONResponse.isBlank(body) else { return nil }
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw LivePushError(.controlRequestInvalid, "the body is not a JSON object")
         }
@@ -107,11 +107,10 @@ struct PlayoutControlServer {
     }
 
     private func refusal(_ error: LivePushError) -> Response {
-        json(.object([("error", EventFormatter.json(error))]), status: .badRequest)
+        JSONResponse.refusal(error)
     }
 
     private func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"],
-                 body: .init(byteBuffer: ByteBuffer(string: value.encoded + "\n")))
+        JSONResponse.make(value, status: status)
     }
 }

@@ -92,6 +92,12 @@ struct OutputClock: Sendable {
         return offset
     }
 
+    /// What puts `packet`'s input time on the output: the current segment's offset, or, while a
+    /// new segment is pending, the one that would place the packet where the output ends.
+    func offset(placing packet: MediaPacket) -> Int64 {
+        inputOffset ?? (end - packet.pts)
+    }
+
     /// The first packet after `beginSegment` fixes the segment's mapping.
     private mutating func beginPendingSegment(with packet: MediaPacket) {
         guard case .some(let announced) = pendingSegment else { return }

@@ -22,8 +22,7 @@ enum CueScan {
             let index = demuxer.packet.pointee.stream_index
             if index == cueStream.index {
                 if let cue = try? SourceCue(bytes: demuxer.packetBytes, arrival: lastTime) { cues.append(cue) }
-            } else if Int(index) < demuxer.streams.count,
-                      let time = FF.micros(demuxer.packet.pointee.pts, demuxer.streams[Int(index)].timeBase) {
+            } else if let time = demuxer.packetMicros {
                 lastTime = max(lastTime, time)
             }
         }

@@ -83,6 +83,14 @@ final class FFDemuxer {
         return UnsafePointer(st.pointee.codecpar)
     }
 
+    /// The presentation time (µs) of the packet `read()` filled, in its stream's time base; nil
+    /// when it has none.
+    var packetMicros: Int64? {
+        let index = Int(packet.pointee.stream_index)
+        guard streams.indices.contains(index) else { return nil }
+        return FF.micros(packet.pointee.pts, streams[index].timeBase)
+    }
+
     /// The bytes of the packet `read()` filled.
     var packetBytes: [UInt8] {
         guard let data = packet.pointee.data, packet.pointee.size > 0 else { return [] }

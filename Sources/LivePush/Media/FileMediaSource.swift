@@ -138,10 +138,7 @@ final class FileMediaSource: MediaSource {
             queue.append(MediaPacket(kind: .cue, data: demuxer.packetBytes, dts: lastReadTime, pts: lastReadTime, importance: .key))
             return
         }
-        if Int(index) < demuxer.streams.count,
-           let time = FF.micros(demuxer.packet.pointee.pts, demuxer.streams[Int(index)].timeBase) {
-            lastReadTime = max(lastReadTime, time)
-        }
+        if let time = demuxer.packetMicros { lastReadTime = max(lastReadTime, time) }
         if let video, video.streamIndex == index {
             try video.process(demuxer.packet, into: &queue)
             try generateAudio(after: produced)

@@ -42,20 +42,18 @@ extension PushSession {
     /// A cue of the input on air: read when that is the main input (and passed on, re-stamped).
     func receiveCue(_ packet: MediaPacket, _ air: inout OnAir) {
         guard let breaks, air.isMainOnAir else { return }
-        let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
+        let offset = air.clock.offset(placing: packet)
         passOn(breaks.director.receive(packet, offset: offset, now: air.clock.end), &air)
     }
 
     private func passOn(_ cue: AdCue?, _ air: inout OnAir) {
-        guard let cue else { return }
-        air.cues.append(cue)
-        air.cues.sort { $0.sendAt < $1.sendAt }
+        if let cue { air.schedule([cue]) }
     }
 
     /// The break to play before the main input's `packet`, if one starts there.
     func breakDue(before packet: MediaPacket, _ air: inout OnAir) -> BreakPlan? {
         guard let breaks, air.isMainOnAir, packet.kind == .video || air.input.info.video == nil else { return nil }
-        return breaks.director.breakDue(by: packet.pts + (air.clock.inputOffset ?? (air.clock.end - packet.pts)))
+        return breaks.director.breakDue(by: packet.pts + air.clock.offset(placing: packet))
     }
 
     /// A blackout from the main input's next picture (a command).
@@ -100,7 +98,7 @@ extension PushSession {
 
     /// The main input goes off air before `packet` and the break's first fill goes on.
     func startBreak(_ plan: BreakPlan, before packet: MediaPacket, _ air: inout OnAir) throws(LivePushError) {
-        let offset = air.clock.inputOffset ?? (air.clock.end - packet.pts)
+        let offset = air.clock.offset(placing: packet)
         air.replay = [packet] + air.heldBack + air.replay
         air.heldBack = []
         try takeOffAir(&air, cut: .min)  // the cut is before the picture in air.replay

@@ -43,12 +43,18 @@ extension PushSession {
         /// Cues to send (ad breaks of a sequence), by when they are due.
         var cues: [AdCue] = []
 
-        /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
-        /// from wherever it stands (`fromStart: false`: back from the slate).
         /// The main input is on air (not a break's fill, not the slate): its cues are read and
         /// its breaks start.
         var isMainOnAir: Bool { background == nil && suspended == nil }
 
+        /// Adds cues to send, kept in the order they are due.
+        mutating func schedule(_ more: [AdCue]) {
+            cues += more
+            cues.sort { $0.sendAt < $1.sendAt }
+        }
+
+        /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
+        /// from wherever it stands (`fromStart: false`: back from the slate).
         mutating func switchTo(_ next: any MediaSource, fromStart: Bool) {
             input = next
             replay = held.removeValue(forKey: ObjectIdentifier(next)) ?? []
@@ -176,8 +182,7 @@ extension PushSession {
         air.switchTo(next, fromStart: true)
         FreedMemory.releaseSoon()  // the entry that went off air held a decoder and an encoder
         // The new segment starts where the output ends: that is the splice.
-        air.cues += sequence.cues(forInputStartingAt: air.clock.end)
-        air.cues.sort { $0.sendAt < $1.sendAt }
+        air.schedule(sequence.cues(forInputStartingAt: air.clock.end))
     }
 
     /// Sends the cues due by output time `time`, as data messages (``PushConfig/cueFormat``).
