@@ -208,13 +208,4 @@ final class StaleSessionTests: XCTestCase {
         }
         XCTAssertEqual(pusher.state, .idle)
     }
-
-    /// Polls a condition that no event announces (a file nginx's exec creates), bounded.
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(15), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimeoutError(what: what) }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
 }

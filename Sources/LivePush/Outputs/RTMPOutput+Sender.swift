@@ -1,5 +1,3 @@
-import DequeModule
-
 /// The sender thread: connect, publish, send, and reconnect when the connection is lost.
 ///
 /// After a reconnect the server gets the stream header again (metadata, sequence headers)
@@ -8,9 +6,7 @@ import DequeModule
 ///   is lost, as it would be for a live camera);
 /// - `--fast`: what may not have reached the server is sent again, from the keyframe before
 ///   it, re-stamped to follow the last timestamp sent, so no frame is lost (the server may see
-///   some frames twice). "May not have reached" is everything that fits in the socket
-///   buffers on both sides: the kernel discards it when the connection drops, and librtmp
-///   has closed the socket by then, so it cannot be asked how much that was.
+///   some frames twice). What reached it is what it acknowledged (``ResendHistory``).
 extension RTMPOutput {
     enum PumpOutcome {
         case drained, stopped, reconnectRequested
@@ -26,10 +22,8 @@ extension RTMPOutput {
         var packetizer: FLVPacketizer
         /// Output dts of the last packet sent.
         var lastSentDTS: Int64 = 0
-        /// In `--fast` mode: recently sent packets with the byte count at their end, from a
-        /// keyframe on; enough to cover what the socket buffers can hold.
-        var history: Deque<(packet: MediaPacket, end: Int64)> = []
-        var bytesWritten: Int64 = 0
+        /// In `--fast` mode: what the server has not acknowledged yet, from a keyframe on.
+        var history: ResendHistory
         var firstFrameSent = false
     }
 
@@ -48,7 +42,9 @@ extension RTMPOutput {
         }
         signal(.published(url: connection.url.redacted))
 
-        var resume = ResumeState(packetizer: FLVPacketizer(info: info))
+        var resume = ResumeState(packetizer: FLVPacketizer(info: info),
+                                 history: ResendHistory(limits: .init(fallbackWindow: fallbackUnconfirmedWindow),
+                                                        hasVideo: info.video != nil))
         while true {
             switch pump(connection, &resume) {
             case .drained, .stopped:
@@ -77,7 +73,8 @@ extension RTMPOutput {
     private func connect() throws(LivePushError) -> RTMPSession {
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
-                                          sendBufferBytes: config.socketSendBufferBytes, tls: config.tls)
+                                          sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
+                                          acknowledgementWindow: queue.mode == .backpressure ? Self.acknowledgementWindow : nil)
         let session = try RTMPSession(url: lock.withLock { url }, options: options)
         do {
             try session.connectAndPublish()
@@ -94,7 +91,7 @@ extension RTMPOutput {
     /// Sends the stream header, then packets until the queue says stop, or the connection fails.
     private func pump(_ connection: RTMPSession, _ resume: inout ResumeState) -> PumpOutcome {
         let keepsHistory = queue.mode == .backpressure
-        var lastServiced = monotonicMicroseconds()
+        var lastServiced = (time: monotonicMicroseconds(), bytes: Int64(0))
         do {
             let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
             for message in resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
@@ -103,11 +100,11 @@ extension RTMPOutput {
             var sent: (packet: MediaPacket, bytes: Int)?
             while let packet = nextPacket(afterSending: sent) {
                 sent = nil
-                if keepsHistory { remember(packet, in: &resume) }
                 var out = packet
                 out.dts += resume.shift
                 out.pts += resume.shift
                 let message = resume.packetizer.message(for: out)
+                if keepsHistory { resume.history.record(packet, end: connection.bytesSent + connection.wireBytes(of: message)) }
                 try connection.send(message)
                 resume.lastSentDTS = max(resume.lastSentDTS, out.dts)
                 sent = (out, message.bodySize)
@@ -115,10 +112,15 @@ extension RTMPOutput {
                     resume.firstFrameSent = true
                     signal(.firstFrameSent)
                 }
+                // Every 100 ms, and in `--fast` mode also every acknowledgement window, so that
+                // the history is cut as the server's acknowledgements come in.
                 let now = monotonicMicroseconds()
-                if now - lastServiced > 100_000 {
-                    lastServiced = now
-                    try connection.serviceIncoming()
+                if now - lastServiced.time > 100_000
+                    || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(Self.acknowledgementWindow)) {
+                    lastServiced = (now, connection.bytesSent)
+                    if let acknowledged = try connection.serviceIncoming() {
+                        resume.history.acknowledge(sequenceNumber: acknowledged)
+                    }
                 }
             }
         } catch {
@@ -131,28 +133,14 @@ extension RTMPOutput {
         }
     }
 
-    /// Bytes that may be lost in buffers when a connection drops: our send buffer (the kernel
-    /// doubles what `SO_SNDBUF` asks for) plus a margin for the server's receive buffer.
-    private var unconfirmedWindow: Int64 {
-        Int64(2 * (config.socketSendBufferBytes ?? 2 * 1024 * 1024) + 512 * 1024)
-    }
+    /// How often the server is asked to acknowledge what it read, in `--fast` mode.
+    static let acknowledgementWindow: UInt32 = 256 * 1024
 
-    private func remember(_ packet: MediaPacket, in resume: inout ResumeState) {
-        // What went before a new video configuration cannot be sent again under it.
-        if packet.isSequenceHeader && packet.kind == .video { resume.history.removeAll() }
-        resume.bytesWritten += Int64(packet.data.count)
-        resume.history.append((packet, resume.bytesWritten))
-        // Keep the newest keyframe that precedes the unconfirmed window, and everything after it.
-        let confirmed = resume.bytesWritten - unconfirmedWindow
-        while resume.history.count > 1 {
-            let second = resume.history.dropFirst().firstIndex { $0.packet.kind == .video && $0.packet.isKeyframe }
-            guard let second, resume.history[second - 1].end <= confirmed else { break }
-            resume.history.removeFirst(second)
-        }
-        // Without video there are no keyframes to cut at: keep just the window.
-        if info.video == nil {
-            while let first = resume.history.first, first.end <= confirmed { resume.history.removeFirst() }
-        }
+    /// Bytes assumed in flight before a server's first acknowledgement: our send buffer (the
+    /// kernel doubles what `SO_SNDBUF` asks for) plus the server's receive buffer, which Linux
+    /// grows up to 6 MiB by default (`tcp_rmem`).
+    private var fallbackUnconfirmedWindow: Int64 {
+        Int64(2 * (config.socketSendBufferBytes ?? 2 * 1024 * 1024) + 8 * 1024 * 1024)
     }
 
     /// Reconnects as ``ReconnectStateMachine`` decides; when it gives up, reports
@@ -199,7 +187,7 @@ extension RTMPOutput {
 
     /// Called with the lock held: decides where the new connection starts.
     private func prepareResume(_ resume: inout ResumeState) {
-        let resend = resume.history.map(\.packet)
+        let resend = resume.history.takeForResend()
         if queue.mode == .backpressure, let first = resend.first,
            info.video == nil || (first.kind == .video && first.isKeyframe) {
             queue.pushFront(resend)
@@ -209,7 +197,6 @@ extension RTMPOutput {
         } else {
             queue.startAtKeyframe()
         }
-        resume.history.removeAll()
     }
 
     /// Waits `delay`; false when the push was stopped meanwhile. A reconnect request cuts it short.

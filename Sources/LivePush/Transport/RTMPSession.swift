@@ -20,6 +20,9 @@ final class RTMPSession {
         var chunkSize: Int32 = 4096
         var sendBufferBytes: Int?
         var tls = TLSOptions()
+        /// When set, the server is asked (Window Acknowledgement Size) to acknowledge every so
+        /// many bytes it reads; ``serviceIncoming()`` returns the acknowledgements.
+        var acknowledgementWindow: UInt32?
     }
 
     private enum Channel {
@@ -42,6 +45,10 @@ final class RTMPSession {
     private var sendCapacity: Int
     private var channelsStarted: Set<Int32> = []
     private(set) var isPublishing = false
+    /// Bytes written on this connection, counted high: the handshake and commands at a generous
+    /// estimate, every message with its largest chunk headers. The server's acknowledgements
+    /// count the same bytes exactly, so a position at or below an acknowledgement surely arrived.
+    private(set) var bytesSent: Int64 = 0
     /// The CAs an rtmps:// session was verified with. The GnuTLS session librtmp holds refers to
     /// them, so they are released only after `deinit` has closed that session.
     private var tlsCredentials: GnuTLS.Credentials?
@@ -102,6 +109,12 @@ final class RTMPSession {
         try sendChunkSize()
         try awaitPublishStart()
         streamID = rtmp.pointee.m_stream_id
+        // C0+C1+C2, then connect, releaseStream, FCPublish, createStream, publish and Set Chunk
+        // Size: a few hundred bytes plus the app, URL and stream name, some of them twice.
+        bytesSent = 3073 + 1024 + 4 * Int64(url.rawValue.utf8.count)
+        if let window = options.acknowledgementWindow {
+            try send(type: 0x05, channel: Channel.control, timestampMs: 0, streamID: 0, body: Self.bigEndian(window))
+        }
         // Keep librtmp from sending FCUnpublish/deleteStream by itself when a write fails:
         // those would block for another send timeout on a stalled socket. `close` sends them
         // on a graceful stop.
@@ -155,10 +168,22 @@ final class RTMPSession {
 
     private func sendChunkSize() throws(LivePushError) {
         let size = options.chunkSize
-        let body = [UInt8(truncatingIfNeeded: size >> 24), UInt8(truncatingIfNeeded: size >> 16),
-                    UInt8(truncatingIfNeeded: size >> 8), UInt8(truncatingIfNeeded: size)]
-        try send(type: 0x01, channel: Channel.control, timestampMs: 0, streamID: 0, body: body)
+        try send(type: 0x01, channel: Channel.control, timestampMs: 0, streamID: 0, body: Self.bigEndian(UInt32(size)))
         rtmp.pointee.m_outChunkSize = size
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+
+    /// What `message` adds to ``bytesSent``: a full 12-byte header with an extended timestamp,
+    /// and a 5-byte header for every further chunk, whatever librtmp actually compresses.
+    func wireBytes(of message: FLVMessage) -> Int64 {
+        let size = Int64(message.bodySize)
+        let chunkSize = Int64(max(1, rtmp.pointee.m_outChunkSize))
+        let chunks = max(1, (size + chunkSize - 1) / chunkSize)
+        return 16 + size + (chunks - 1) * 5
     }
 
     // MARK: - Media
@@ -167,6 +192,7 @@ final class RTMPSession {
 
     /// Sends one FLV tag body as an RTMP message on the published stream.
     func send(_ message: FLVMessage) throws(LivePushError) {
+        bytesSent += wireBytes(of: message)
         let channel = switch message.type {
         case .audio: Channel.audio
         case .video: Channel.video
@@ -220,14 +246,17 @@ final class RTMPSession {
     // MARK: - Server messages while publishing
 
     /// Reads what the server sent without blocking when nothing is waiting: acknowledgements,
-    /// pings (answered by librtmp) and status messages. Throws when the server closed the
-    /// connection or reported an error for the stream.
-    func serviceIncoming() throws(LivePushError) {
+    /// pings (answered by librtmp) and status messages. Returns the sequence number of the latest
+    /// Acknowledgement read, if any. Throws when the server closed the connection or reported an
+    /// error for the stream.
+    @discardableResult
+    func serviceIncoming() throws(LivePushError) -> UInt32? {
+        var acknowledged: UInt32?
         while isConnected {
             var pfd = pollfd(fd: rtmp.pointee.m_sb.sb_socket, events: Int16(POLLIN), revents: 0)
             // Bytes may wait in librtmp's buffer, or decrypted in GnuTLS's, where poll cannot see them.
             let bufferedBytes = Int(rtmp.pointee.m_sb.sb_size) + (rtmp.pointee.m_sb.sb_ssl.map(GnuTLS.pendingBytes) ?? 0)
-            guard bufferedBytes > 0 || poll(&pfd, 1, 0) > 0 else { return }
+            guard bufferedBytes > 0 || poll(&pfd, 1, 0) > 0 else { return acknowledged }
             var packet = RTMPPacket()
             guard RTMP_ReadPacket(rtmp, &packet) != 0 else {
                 RTMPPacket_Free(&packet)
@@ -240,9 +269,13 @@ final class RTMPSession {
                 close(graceful: false)
                 throw error
             }
+            // librtmp reads an Acknowledgement (type 3) and drops its number.
+            if packet.m_packetType == 0x03, packet.m_nBodySize >= 4, let body = packet.m_body {
+                acknowledged = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(UInt8(bitPattern: body[$1])) }
+            }
             _ = RTMP_ClientPacket(rtmp, &packet)
         }
-        if !isConnected { throw LivePushError(.connectionLost, "the server closed the connection") }
+        throw LivePushError(.connectionLost, "the server closed the connection")
     }
 
     /// Ends the session. A graceful close tells the server the stream ended (FCUnpublish,

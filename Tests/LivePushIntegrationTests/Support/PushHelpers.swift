@@ -89,6 +89,15 @@ enum PushHelpers {
     }
 }
 
+/// Polls a condition that no event announces (a file nginx's exec creates), bounded by `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(15), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw TimeoutError(what: what) }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
 struct TimeoutError: Error, CustomStringConvertible {
     let what: String
     var description: String { what }

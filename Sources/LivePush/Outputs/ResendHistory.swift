@@ -1,0 +1,94 @@
+import DequeModule
+
+/// In `--fast` mode, what an output sends again after a reconnect so that no frame is lost: the
+/// packets the server may not have received, from the keyframe before them.
+///
+/// "May not have received" is measured against the server's RTMP Acknowledgements (the output
+/// asks for them with a Window Acknowledgement Size after publishing; nginx-rtmp and the
+/// loopback both honour it). An acknowledged byte was read by the server, not merely by its
+/// kernel: a server's receive buffer alone can hold megabytes on loopback, and is lost with
+/// the connection. Until a connection's first acknowledgement (or with a server that never
+/// sends one) a fixed window stands in for it.
+///
+/// Byte positions are counted on each connection as the session counts what it writes: high
+/// (``RTMPSession/bytesSent``), so that a packet counts as received only when it surely was.
+/// Pure state; the sender thread owns it.
+struct ResendHistory {
+    struct Limits {
+        /// Unacknowledged bytes assumed in flight while the server has not acknowledged anything.
+        var fallbackWindow: Int64
+        /// Never keeps more than this unacknowledged (a server that stops acknowledging).
+        var maxUnconfirmed: Int64 = 32 * 1024 * 1024
+    }
+
+    let limits: Limits
+    /// Without video there are no keyframes to resume at: the history is cut packet by packet.
+    let hasVideo: Bool
+    /// Packets sent on this connection, oldest first, each with the byte position at its end.
+    private(set) var entries: Deque<(packet: MediaPacket, end: Int64)> = []
+    /// Bytes the server acknowledged on this connection, unwrapped from the 32-bit sequence number.
+    private(set) var acknowledged: Int64?
+    private var lastSequenceNumber: UInt32 = 0
+    private var latestEnd: Int64 = 0
+
+    init(limits: Limits, hasVideo: Bool) {
+        self.limits = limits
+        self.hasVideo = hasVideo
+    }
+
+    /// A packet about to be written; `end` is the connection's byte count once it is.
+    mutating func record(_ packet: MediaPacket, end: Int64) {
+        // What went before a new video configuration cannot be sent again under it.
+        if packet.isSequenceHeader && packet.kind == .video { entries.removeAll() }
+        entries.append((packet, end))
+        latestEnd = max(latestEnd, end)
+        trim()
+    }
+
+    /// The server's Acknowledgement: it has read `sequenceNumber` bytes (modulo 2^32) of this connection.
+    mutating func acknowledge(sequenceNumber: UInt32) {
+        guard let previous = acknowledged else {
+            acknowledged = Int64(sequenceNumber)
+            lastSequenceNumber = sequenceNumber
+            return trim()
+        }
+        let step = Int64(sequenceNumber &- lastSequenceNumber)
+        lastSequenceNumber = sequenceNumber
+        // A step past what was written is a server resetting its counter (nginx-rtmp does at
+        // 0xf0000000), not progress: keep the position, count on from the new number.
+        guard previous + step <= latestEnd else { return }
+        acknowledged = previous + step
+        trim()
+    }
+
+    /// Byte position up to which everything surely arrived.
+    var confirmed: Int64 {
+        guard let acknowledged else { return latestEnd - limits.fallbackWindow }
+        return max(acknowledged, latestEnd - limits.maxUnconfirmed)
+    }
+
+    /// The packets to send again on the next connection; the history starts over with it.
+    mutating func takeForResend() -> [MediaPacket] {
+        defer {
+            entries.removeAll()
+            acknowledged = nil
+            lastSequenceNumber = 0
+            latestEnd = 0
+        }
+        return entries.map(\.packet)
+    }
+
+    /// Keeps the newest keyframe that precedes what is unconfirmed, and everything after it.
+    private mutating func trim() {
+        let confirmed = confirmed
+        guard hasVideo else {
+            while let first = entries.first, first.end <= confirmed { entries.removeFirst() }
+            return
+        }
+        while entries.count > 1 {
+            let second = entries.dropFirst().firstIndex { $0.packet.kind == .video && $0.packet.isKeyframe }
+            guard let second, entries[second - 1].end <= confirmed else { break }
+            entries.removeFirst(second)
+        }
+    }
+}
