@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 "CRTMP", "CGnuTLS", "CFFmpeg", "LivePushWire",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

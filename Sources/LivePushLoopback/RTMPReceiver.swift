@@ -69,8 +69,8 @@ public final class RTMPReceiver: Sendable {
     }
 
     /// Returns the summary of `stream` once its publish has ended and its recording is closed.
-    /// If no publish of `stream` is active and one has already ended, returns the latest one at once;
-    /// otherwise waits for the next end. Throws ``ReceiverError/timeout(stream:)`` after `timeout`,
+    /// If the newest publish of `stream` has already ended (older ones may still be open: a
+    /// connection the client gave up on), returns its summary at once; otherwise waits for the next end. Throws ``ReceiverError/timeout(stream:)`` after `timeout`,
     /// ``ReceiverError/stopped`` when the receiver stops, `CancellationError` when cancelled.
     public func waitForPublishEnd(stream: String, timeout: Duration) async throws -> PublishSummary {
         try await core.waitForPublishEnd(stream: stream, timeout: timeout)

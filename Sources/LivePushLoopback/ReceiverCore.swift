@@ -130,7 +130,10 @@ final class ReceiverCore: Sendable {
         enum Outcome { case wait, summary(PublishSummary), fail(any Error) }
         let outcome: Outcome = state.withLock { s in
             if Task.isCancelled { return .fail(CancellationError()) }
-            if s.activePublishes[stream] == nil, let last = s.summaries.last(where: { $0.stream == stream }) {
+            // Done when the newest publish of the stream has ended: an older one that a client
+            // left for dead (a stalled connection) may never end.
+            if let last = s.summaries.last(where: { $0.stream == stream }),
+               s.activePublishes[stream] == nil || s.newestPublish[stream] == last.publishID {
                 return .summary(last)
             }
             if s.stopped { return .fail(ReceiverError.stopped) }

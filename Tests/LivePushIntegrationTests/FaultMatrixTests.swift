@@ -211,6 +211,10 @@ final class FaultMatrixTests: XCTestCase {
         config.sendQueueMaxDuration = .seconds(4)
         // A small socket buffer makes the backlog show in the send queue within seconds.
         config.socketSendBufferBytes = 16 * 1024
+        // On loopback the kernel reopens a closed receive window only once 64 KiB (the loopback
+        // MSS) have been read: at 20 kB/s that is over 3 s without an acknowledgement, as long
+        // as the default send timeout. A real link that slow acknowledges every segment.
+        config.sendDataTimeout = .seconds(10)
         let pusher = LivePusher(config: config)
         let events = EventLog(pusher.events())
         try pusher.start(file: TestMedia.path(.h264AAC), url: url(loopback, "throttle"))

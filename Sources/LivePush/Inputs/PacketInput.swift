@@ -108,6 +108,11 @@ public final class PacketInput: MediaSource, @unchecked Sendable {
         feed.finish()
     }
 
+    /// The push stopped: the producer stops waiting for frames (the app's `send` then fails).
+    public func interrupt() {
+        feed.finish()
+    }
+
     // MARK: - MediaSource (the producer thread)
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {

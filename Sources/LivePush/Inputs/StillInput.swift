@@ -44,6 +44,9 @@ public final class StillInput: MediaSource {
         end = duration.map { $0.nanoseconds / 1000 }
     }
 
+    /// Made from one image (and a mixer that never waits).
+    public var readsWithoutWaiting: Bool { true }
+
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
         try encoder.nextPacket(taking: generate)
     }

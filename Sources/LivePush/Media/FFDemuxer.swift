@@ -16,6 +16,8 @@ final class FFDemuxer {
     /// The packet `read()` fills; valid until the next `read()`.
     let packet: UnsafeMutablePointer<AVPacket>
     private(set) var streams: [DemuxedStream] = []
+    /// A regular file: reading it never waits for a writer (unlike a pipe, a FIFO or a device).
+    let isRegularFile: Bool
 
     /// Opens and probes `path`. Runs avformat_find_stream_info only when the container header
     /// lacks something this layer needs (typical for MPEG-TS), with modest probe limits.
@@ -28,6 +30,7 @@ final class FFDemuxer {
                 || (!path.isEmpty && stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFDIR && access(path, R_OK) == 0) else {
             throw LivePushError(.fileNotFound, path)
         }
+        isRegularFile = !isStandardInput && (st.st_mode & S_IFMT) == S_IFREG
         guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
         packet = pkt
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil

@@ -50,6 +50,9 @@ final class FileMediaSource: MediaSource {
         return packet
     }
 
+    /// A regular file (not standard input, a FIFO or a device).
+    var readsWithoutWaiting: Bool { demuxer.isRegularFile }
+
     func suspend() throws(LivePushError) -> [MediaPacket] {
         var rest = Array(queue[head...])
         queue.removeAll(keepingCapacity: true)

@@ -72,9 +72,20 @@ public protocol MediaSource: AnyObject {
     /// The first picture at or after `time` (the source's own timeline, µs) should be a
     /// keyframe, when the source encodes: where a break ends, so the input comes back there.
     func requestKeyframe(atOrAfter time: Int64)
+    /// True when reading never waits for data to arrive (a regular file, a still image): such
+    /// a real-time push runs on the shared ``PacingScheduler`` instead of a thread of its own.
+    /// A pipe, standard input or frames handed in by an app can wait for as long as their
+    /// writer takes.
+    var readsWithoutWaiting: Bool { get }
+    /// Ends a wait for data in ``nextPacket()``, from another thread: the push stopped. The
+    /// source then reports its end. (Standard input cannot be interrupted: its producer thread
+    /// ends when the writer closes the pipe.)
+    func interrupt()
 }
 
 extension MediaSource {
+    public var readsWithoutWaiting: Bool { false }
+    public func interrupt() {}
     public var start: MediaStart? { nil }
     public func suspend() throws(LivePushError) -> [MediaPacket] { [] }
     public func setVideoBitrate(_ bitsPerSecond: Int) {}

@@ -1,4 +1,6 @@
-/// The sender thread: connect, publish, send, and reconnect when the connection is lost.
+/// Connecting and reconnecting: blocking librtmp calls, on a thread (`livepush.conn`) that
+/// lives only while the output connects. Once published, the connection goes to a
+/// ``SendLoop`` (``Publishing``); when its pump ends, the loop hands it back here.
 ///
 /// After a reconnect the server gets the stream header again (metadata, sequence headers)
 /// and the stream resumes on a keyframe with timestamps that continue where they stopped:
@@ -27,8 +29,8 @@ extension RTMPOutput {
         var firstFrameSent = false
     }
 
-    func runSender() {
-        var connection: RTMPSession
+    func runFirstConnect() {
+        let connection: RTMPSession
         do {
             connection = try connect()
         } catch {
@@ -41,28 +43,51 @@ extension RTMPOutput {
             lock.broadcast()
         }
         signal(.published(url: connection.url.redacted))
-
-        var resume = ResumeState(packetizer: FLVPacketizer(info: info),
+        let resume = ResumeState(packetizer: FLVPacketizer(info: info),
                                  history: ResendHistory(limits: .init(fallbackWindow: fallbackUnconfirmedWindow),
                                                         hasVideo: info.video != nil))
-        while true {
-            switch pump(connection, &resume) {
-            case .drained, .stopped:
-                connection.close(graceful: true)
-                signal(.finished)
-                return
-            case .reconnectRequested:
-                connection.close(graceful: true)
-                signal(.reconnectRequested)
-                guard let next = reconnect(after: nil, &resume) else { return finishAfterStop() }
-                connection = next
-            case .lost(let error):
-                connection.close(graceful: false)
-                signal(.connectionLost(error))
-                guard let next = reconnect(after: error, &resume) else { return finishAfterStop() }
-                connection = next
+        publish(connection, resume)
+    }
+
+    /// Hands a published connection to a send loop, the stream header first.
+    private func publish(_ connection: RTMPSession, _ resume: ResumeState) {
+        var resume = resume
+        let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
+        let header = resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000))
+        let loop = SendLoop.next()
+        lock.withLock { self.loop = loop }
+        loop.attach(Publishing(output: self, connection: connection, resume: resume, header: header))
+    }
+
+    /// Called by the send loop when a connection's pump ended. A graceful close waits for the
+    /// server to close its side (``RTMPSession/close(graceful:lingering:)``), so it is done on a
+    /// thread of its own, like a reconnect: the loop never blocks.
+    func pumpEnded(_ outcome: PumpOutcome, _ publishing: Publishing) {
+        lock.withLock { loop = nil }
+        let ended = UncheckedTransfer(value: publishing)
+        switch outcome {
+        case .drained, .stopped:
+            WorkerThread.start(name: "livepush.close") {
+                ended.value.close(graceful: true)
+                self.signal(.finished)
             }
+        case .reconnectRequested:
+            WorkerThread.start(name: "livepush.conn") {
+                ended.value.close(graceful: true)
+                self.signal(.reconnectRequested)
+                self.reconnectAndPublish(after: nil, ended.value.resume)
+            }
+        case .lost(let error):
+            publishing.close(graceful: false)
+            signal(.connectionLost(error))
+            WorkerThread.start(name: "livepush.conn") { self.reconnectAndPublish(after: error, ended.value.resume) }
         }
+    }
+
+    private func reconnectAndPublish(after error: LivePushError?, _ resume: ResumeState) {
+        var resume = resume
+        guard let connection = reconnect(after: error, &resume) else { return finishAfterStop() }
+        publish(connection, resume)
     }
 
     private func finishAfterStop() {
@@ -86,51 +111,6 @@ extension RTMPOutput {
             throw error
         }
         return session
-    }
-
-    /// Sends the stream header, then packets until the queue says stop, or the connection fails.
-    private func pump(_ connection: RTMPSession, _ resume: inout ResumeState) -> PumpOutcome {
-        let keepsHistory = queue.mode == .backpressure
-        var lastServiced = (time: monotonicMicroseconds(), bytes: Int64(0))
-        do {
-            let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
-            for message in resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000)) {
-                try connection.send(message)
-            }
-            var sent: (packet: MediaPacket, bytes: Int)?
-            while let packet = nextPacket(afterSending: sent) {
-                sent = nil
-                var out = packet
-                out.dts += resume.shift
-                out.pts += resume.shift
-                let message = resume.packetizer.message(for: out)
-                if keepsHistory { resume.history.record(packet, end: connection.bytesSent + connection.wireBytes(of: message)) }
-                try connection.send(message)
-                resume.lastSentDTS = max(resume.lastSentDTS, out.dts)
-                sent = (out, message.bodySize)
-                if !resume.firstFrameSent {
-                    resume.firstFrameSent = true
-                    signal(.firstFrameSent)
-                }
-                // Every 100 ms, and in `--fast` mode also every acknowledgement window, so that
-                // the history is cut as the server's acknowledgements come in.
-                let now = monotonicMicroseconds()
-                if now - lastServiced.time > 100_000
-                    || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(Self.acknowledgementWindow)) {
-                    lastServiced = (now, connection.bytesSent)
-                    if let acknowledged = try connection.serviceIncoming() {
-                        resume.history.acknowledge(sequenceNumber: acknowledged)
-                    }
-                }
-            }
-        } catch {
-            return .lost(error)
-        }
-        return lock.withLock {
-            if stopRequested { return .stopped }
-            if reconnectRequested { return .reconnectRequested }
-            return .drained
-        }
     }
 
     /// How often the server is asked to acknowledge what it read, in `--fast` mode.

@@ -1,7 +1,7 @@
 /// One RTMP destination of a push: its own bounded send queue and drop policy, its own
 /// connection and reconnect policy (stale sessions included), congestion detection and
-/// figures. The producer hands it packets stamped on the output clock; its sender thread
-/// (`RTMPOutput+Sender.swift`) owns the ``RTMPSession``.
+/// figures. The producer hands it packets stamped on the output clock; a connect thread
+/// (`RTMPOutput+Sender.swift`) opens the ``RTMPSession``, and a shared ``SendLoop`` sends on it.
 ///
 /// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
 /// and never blocks another output's sender. (In `--fast` mode the producer waits for room in
@@ -54,6 +54,8 @@ final class RTMPOutput: @unchecked Sendable {
     /// per second, a wake-up per packet would cost more CPU than the packets themselves.
     var senderWaiting = false
     private var producerWaiting = false
+    /// The send loop serving the published connection; nil while connecting.
+    var loop: SendLoop?
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.id = id
@@ -71,25 +73,29 @@ final class RTMPOutput: @unchecked Sendable {
 
     func start() {
         secondStartedAt = monotonicMicroseconds()
-        WorkerThread.start(name: "livepush.send") { self.runSender() }
+        WorkerThread.start(name: "livepush.conn") { self.runFirstConnect() }
+    }
+
+    /// Under the lock: marks the change; then the loop (or the connect thread) is woken.
+    private func changeAndWake(_ change: () -> Void) {
+        let loop = lock.withLock {
+            change()
+            lock.broadcast()
+            return self.loop
+        }
+        loop?.wake(self)
     }
 
     // MARK: - Commands
 
     func requestStop() {
-        lock.withLock {
-            stopRequested = true
-            lock.broadcast()
-        }
+        changeAndWake { stopRequested = true }
     }
 
     /// Drops the current connection (if any) and connects again, now; also ends the wait
     /// after the automatic retries were used up.
     func requestReconnect() {
-        lock.withLock {
-            reconnectRequested = true
-            lock.broadcast()
-        }
+        changeAndWake { reconnectRequested = true }
     }
 
     /// The URL used for every later connect (a refreshed auth_key).
@@ -99,18 +105,12 @@ final class RTMPOutput: @unchecked Sendable {
 
     /// While paused the sender sends nothing (the queue keeps what it holds).
     func setPaused(_ value: Bool) {
-        lock.withLock {
-            paused = value
-            lock.broadcast()
-        }
+        changeAndWake { paused = value }
     }
 
     /// The source has ended: send what is queued, then close.
     func finishSource() {
-        lock.withLock {
-            sourceFinished = true
-            lock.broadcast()
-        }
+        changeAndWake { sourceFinished = true }
     }
 
     // MARK: - Producer side
@@ -123,9 +123,9 @@ final class RTMPOutput: @unchecked Sendable {
 
     /// Waits until the queue has room (back-pressure mode), for at most `timeout`.
     func waitForRoom(timeout: Duration) {
+        wakeSender()
         lock.withLock {
             guard !stopRequested, queue.mode == .backpressure, queue.isFull else { return }
-            if senderWaiting && !queue.isEmpty { lock.broadcast() }
             producerWaiting = true
             lock.wait(timeout: timeout)
             producerWaiting = false
@@ -151,9 +151,12 @@ final class RTMPOutput: @unchecked Sendable {
     /// Wakes a sender that waits for work. The producer calls this before it sleeps, so that
     /// the sender takes a whole batch at once rather than waking for every packet.
     func wakeSender() {
-        lock.withLock {
-            if senderWaiting && !queue.isEmpty { lock.broadcast() }
+        let loop = lock.withLock { () -> SendLoop? in
+            guard senderWaiting && !queue.isEmpty else { return nil }
+            senderWaiting = false
+            return self.loop
         }
+        loop?.wake(self)
     }
 
     /// Called with the lock held by both threads: the producer sees the backlog grow while
@@ -166,29 +169,48 @@ final class RTMPOutput: @unchecked Sendable {
 
     // MARK: - Sender side
 
-    /// The next packet to send, or nil when the push is over (stop, reconnect requested, or
-    /// source done and drained). Counts the packet sent before it in the same lock.
-    func nextPacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> MediaPacket? {
+    /// What the send loop takes from the queue.
+    enum Take {
+        case packet(MediaPacket)
+        /// Nothing to send now (empty, or paused): the output wakes the loop when there is.
+        case none
+        case ended(PumpOutcome)
+    }
+
+    /// Why the pump ends now, if it does: a stop or a reconnect was asked for.
+    func requestedEnd() -> PumpOutcome? {
+        lock.withLock {
+            if stopRequested { return .stopped }
+            if reconnectRequested { return .reconnectRequested }
+            return nil
+        }
+    }
+
+    /// The next packet to send. Counts the packet sent before it in the same lock.
+    func takePacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> Take {
         var change: CongestionDetector.Change?
         defer { if let change { signal(.network(change)) } }
         return lock.withLock {
             if let sent { record(sent.packet, bytes: sent.bytes) }
-            while true {
-                if stopRequested || reconnectRequested { return nil }
-                if !paused, let packet = queue.pop() {
-                    if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
-                    change = updateCongestion()
-                    return packet
-                }
-                if sourceFinished && queue.isEmpty { return nil }
-                // Nothing to send: a producer that waited for room must not wait for us.
-                if producerWaiting { lock.broadcast() }
-                senderWaiting = true
-                // Bounded so that an idle sender still services the server's messages.
-                lock.wait(timeout: .milliseconds(250))
-                senderWaiting = false
+            if stopRequested { return .ended(.stopped) }
+            if reconnectRequested { return .ended(.reconnectRequested) }
+            if !paused, let packet = queue.pop() {
+                if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
+                change = updateCongestion()
+                return .packet(packet)
             }
+            if sourceFinished && queue.isEmpty { return .ended(.drained) }
+            // Nothing to send: a producer that waited for room must not wait for us.
+            if producerWaiting { lock.broadcast() }
+            senderWaiting = true
+            return .none
         }
+    }
+
+    /// Counts a packet that was sent when no next one is taken (the pump ends).
+    func recordSent(_ sent: (packet: MediaPacket, bytes: Int)?) {
+        guard let sent else { return }
+        lock.withLock { record(sent.packet, bytes: sent.bytes) }
     }
 
     /// Called with the lock held.

@@ -46,6 +46,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     }
 
     var info: StreamInfo { source.info }
+    var readsWithoutWaiting: Bool { source.readsWithoutWaiting }
 
     /// The first packet kept says where the entry starts (what the file has before `in` is cut).
     var start: MediaStart? { nil }

@@ -1,4 +1,4 @@
-/// The producer thread: reads the input that is on air, puts its packets on the
+/// The producer: reads the input that is on air, puts its packets on the
 /// ``OutputClock``, paces them (real time) and hands each to every output.
 ///
 /// Switching is the one way the on-air input changes: a loop switches to the same input
@@ -42,6 +42,8 @@ extension PushSession {
         var skipping = false
         /// Cues to send (ad breaks of a sequence), by when they are due.
         var cues: [AdCue] = []
+        /// The next packet to deliver, once it is due and has room.
+        var pending: Pending?
 
         /// The main input is on air (not a break's fill, not the slate): its cues are read and
         /// its breaks start.
@@ -72,91 +74,138 @@ extension PushSession {
         }
     }
 
-    func runProducer(_ source: any MediaSource) {
-        let ready = lock.withLock { () -> Bool in
-            while !outputStates.canStartProducing && !stopRequested { lock.wait() }
-            return !stopRequested && outputStates.anyPublishing
-        }
-        guard ready else { return }
+    /// What the producer needs before its next step (``step(_:)``); its driver does the waiting.
+    enum Step {
+        /// Step again at once.
+        case again
+        /// Step again after `Duration`, or when a command arrives; nil: only when one arrives.
+        case wait(Duration?)
+        /// `--fast`: step again once this output's queue has room.
+        case waitForRoom(RTMPOutput)
+        /// The push is over (the input ended, it failed, or it was stopped).
+        case finished
+    }
+
+    /// A packet stamped and ready, waiting until it is due and there is room for it.
+    struct Pending {
+        var packet: MediaPacket
+        /// A sequence header owed by the input the packet came from.
+        var header: MediaPacket?
+        /// Cues due by the packet go out before it (not for what an input left at a switch).
+        var sendsCuesFirst: Bool
+    }
+
+    /// Puts `source` on air once the outputs allow it; nil when the push stopped first.
+    func prepareProducer(_ source: any MediaSource) -> OnAir? {
+        guard lock.withLock({ !stopRequested && outputStates.anyPublishing }) else { return nil }
         var air = OnAir(input: source, clock: OutputClock(info: info),
                         configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
         air.clock.beginSegment(start: source.start)
         if let sequence { air.cues = sequence.cues(forInputStartingAt: 0) }
         breaks?.director.prepare()
+        return air
+    }
+
+    /// Whether the producer may start: an output is publishing (or the push stopped before).
+    var canStartProducing: Bool { lock.withLock { outputStates.canStartProducing || stopRequested } }
+
+    /// One step of the producer: delivers the pending packet once it is due and has room, or
+    /// reads on until the next packet is pending. Never blocks on time or on the outputs: it
+    /// says what to wait for, and its driver (a thread of its own, or the shared
+    /// ``PacingScheduler``) waits.
+    func step(_ air: inout OnAir) -> Step {
         do {
-            while true {
-                guard try applyCommands(&air) else { return }
-                if !air.leftover.isEmpty {
-                    let packet = air.leftover.removeFirst()
-                    guard waitUntilDue(packet, &air), waitForRoom() else { return }
-                    deliver(packet)
-                    continue
+            guard try applyCommands(&air) else { return .finished }
+            if let pending = air.pending {
+                if let wait = pendingWait(for: pending.packet, &air) {
+                    for output in outputs { output.wakeSender() }
+                    return .wait(wait)
                 }
-                if air.skipping {
-                    air.skipping = false
-                    try takeOffAir(&air)
-                    sequence?.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
-                    guard let sequence, let next = sequence.nextInput() else { break }
-                    putOnAir(next, from: sequence, &air)
+                if let full = outputAwaitingRoom() { return .waitForRoom(full) }
+                air.pending = nil
+                if pending.sendsCuesFirst { deliverCues(dueBy: pending.packet.dts, &air) }
+                if let header = pending.header { deliver(header) }
+                deliver(pending.packet)
+                return .again
+            }
+            guard try readUntilPending(&air) else {
+                deliverCues(dueBy: air.clock.end, &air)
+                lock.withLock { loopsCompleted = air.pass }
+                for output in outputs { output.finishSource() }
+                return .finished
+            }
+            return air.pending == nil ? .wait(.milliseconds(10)) : .again
+        } catch {
+            fail(error)
+            return .finished
+        }
+    }
+
+    /// Reads the input on air (switching, looping, starting and ending breaks) until a packet
+    /// is pending (or a slate has ended). False when the input is over, or the push was stopped.
+    private func readUntilPending(_ air: inout OnAir) throws(LivePushError) -> Bool {
+        while air.pending == nil {
+            if !air.leftover.isEmpty {
+                air.pending = Pending(packet: air.leftover.removeFirst(), header: nil, sendsCuesFirst: false)
+                return true
+            }
+            if air.skipping {
+                air.skipping = false
+                try takeOffAir(&air)
+                sequence?.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
+                guard let sequence, let next = sequence.nextInput() else { return false }
+                putOnAir(next, from: sequence, &air)
+                continue
+            }
+            if air.background != nil {
+                guard try advanceBreak(&air) else { return false }
+                if air.background == nil { continue }
+            }
+            guard let packet = try nextPacket(&air) else {
+                if !air.heldBack.isEmpty {
+                    air.replay = air.heldBack
+                    air.heldBack = []
                     continue
                 }
                 if air.background != nil {
-                    guard try advanceBreak(&air) else { break }
-                    if air.background == nil { continue }
-                }
-                guard let packet = try nextPacket(&air) else {
-                    if !air.heldBack.isEmpty {
-                        air.replay = air.heldBack
-                        air.heldBack = []
-                        continue
-                    }
-                    if air.background != nil {
-                        try nextFill(&air)
-                        continue
-                    }
-                    guard air.suspended == nil else { continue }  // a slate that ends: hold on the input
-                    if let sequence {
-                        guard let next = sequence.nextInput() else { break }
-                        putOnAir(next, from: sequence, &air)
-                        continue
-                    }
-                    if case .times(let total) = config.looping, air.pass >= total { break }
-                    if lock.withLock({ stopRequested }) { return }
-                    try air.input.rewind()
-                    air.switchTo(air.input, fromStart: true)
-                    air.pass += 1
-                    lock.withLock { loopsCompleted = air.pass - 1 }
+                    try nextFill(&air)
                     continue
                 }
-                if packet.kind == .cue {
-                    receiveCue(packet, &air)
+                // A slate that ends: hold on the input until a command takes it off air.
+                if air.suspended != nil { return true }
+                if let sequence {
+                    guard let next = sequence.nextInput() else { return false }
+                    putOnAir(next, from: sequence, &air)
                     continue
                 }
-                if holdsBack(packet, &air) { continue }
-                if let plan = breakDue(before: packet, &air) {
-                    try startBreak(plan, before: packet, &air)
-                    continue
-                }
-                if releasesHeldBack(before: packet, &air) { continue }
-                if packet.kind == .video && air.awaitingKeyframe {
-                    guard packet.isKeyframe else { continue }
-                    air.awaitingKeyframe = false
-                }
-                guard air.clock.admits(packet) else { continue }
-                let stamped = air.clock.stamp(packet)
-                // Owed by the input this packet came from (a switch while it waits is the next one's).
-                let header = takeOwedHeader(for: stamped, &air)
-                guard waitUntilDue(stamped, &air), waitForRoom() else { return }
-                deliverCues(dueBy: stamped.dts, &air)
-                if let header { deliver(header) }
-                deliver(stamped)
+                if case .times(let total) = config.looping, air.pass >= total { return false }
+                if lock.withLock({ stopRequested }) { return false }
+                try air.input.rewind()
+                air.switchTo(air.input, fromStart: true)
+                air.pass += 1
+                lock.withLock { loopsCompleted = air.pass - 1 }
+                continue
             }
-            deliverCues(dueBy: air.clock.end, &air)
-            lock.withLock { loopsCompleted = air.pass }
-            for output in outputs { output.finishSource() }
-        } catch {
-            fail(error)
+            if packet.kind == .cue {
+                receiveCue(packet, &air)
+                continue
+            }
+            if holdsBack(packet, &air) { continue }
+            if let plan = breakDue(before: packet, &air) {
+                try startBreak(plan, before: packet, &air)
+                continue
+            }
+            if releasesHeldBack(before: packet, &air) { continue }
+            if packet.kind == .video && air.awaitingKeyframe {
+                guard packet.isKeyframe else { continue }
+                air.awaitingKeyframe = false
+            }
+            guard air.clock.admits(packet) else { continue }
+            let stamped = air.clock.stamp(packet)
+            // Owed by the input this packet came from (a switch while it waits is the next one's).
+            air.pending = Pending(packet: stamped, header: takeOwedHeader(for: stamped, &air), sendsCuesFirst: true)
         }
+        return true
     }
 
     private func fail(_ error: LivePushError) {
@@ -223,6 +272,8 @@ extension PushSession {
             return (commands, stopRequested)
         }
         guard !stopped else { return false }
+        // A command may move what is due (a pause): the next packet starts a new batch.
+        if !taken.isEmpty { air.batchEnd = .min }
         let now = monotonicMicroseconds()
         for command in taken {
             switch command {
@@ -302,29 +353,6 @@ extension PushSession {
         air.leftover.append(air.clock.stamp(packet))
     }
 
-    /// Waits while paused and, in real time, until the packet is due on the clock. Commands
-    /// that arrive meanwhile are applied (a pause moves the due time). False on stop. Senders
-    /// are woken before the producer sleeps, so that each takes the batch queued since.
-    private func waitUntilDue(_ packet: MediaPacket, _ air: inout OnAir) -> Bool {
-        while let wait = pendingWait(for: packet, &air) {
-            for output in outputs { output.wakeSender() }
-            let interrupted = lock.withLock { () -> Bool in
-                if commands.isEmpty && !stopRequested { _ = lock.wait(timeout: wait) }
-                return !commands.isEmpty || stopRequested
-            }
-            if interrupted {
-                do {
-                    guard try applyCommands(&air) else { return false }
-                } catch {
-                    fail(error)
-                    return false
-                }
-                air.batchEnd = .min
-            }
-        }
-        return true
-    }
-
     /// Nil when the packet may go now, else how long to wait (nil inside: until woken).
     private func pendingWait(for packet: MediaPacket, _ air: inout OnAir) -> Duration?? {
         if air.clock.isPaused { return .some(nil) }
@@ -338,23 +366,16 @@ extension PushSession {
         return due > now ? .some(.microseconds(due - now)) : nil
     }
 
-    /// Back-pressure (`--fast`): waits until the outputs that carry the push have room. While
-    /// one output is connected, a disconnected one does not hold the others back (it drops by
-    /// its queue's policy and resumes on a keyframe); while none is, all are waited for, so a
-    /// single output loses nothing across a reconnect. False on stop.
-    private func waitForRoom() -> Bool {
-        guard config.pacing == .asFastAsPossible else { return true }
-        while true {
-            // One lock acquisition per output per packet: both facts are read together.
-            let room = outputs.map(\.room)
-            guard room.contains(where: \.isFull) else { return true }
-            let anyConnected = room.contains(where: \.isConnected)
-            guard let full = room.indices.first(where: { room[$0].isFull && (!anyConnected || room[$0].isConnected) }) else {
-                return true
-            }
-            // Bounded, so that a change of which outputs are connected is seen.
-            outputs[full].waitForRoom(timeout: .milliseconds(100))
-            if lock.withLock({ stopRequested }) { return false }
-        }
+    /// Back-pressure (`--fast`): an output that carries the push and has no room. While one
+    /// output is connected, a disconnected one does not hold the others back (it drops by its
+    /// queue's policy and resumes on a keyframe); while none is, all are waited for, so a
+    /// single output loses nothing across a reconnect.
+    private func outputAwaitingRoom() -> RTMPOutput? {
+        guard config.pacing == .asFastAsPossible else { return nil }
+        // One lock acquisition per output per packet: both facts are read together.
+        let room = outputs.map(\.room)
+        guard room.contains(where: \.isFull) else { return nil }
+        let anyConnected = room.contains(where: \.isConnected)
+        return room.indices.first { room[$0].isFull && (!anyConnected || room[$0].isConnected) }.map { outputs[$0] }
     }
 }

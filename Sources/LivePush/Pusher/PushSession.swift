@@ -42,6 +42,10 @@ final class PushSession: @unchecked Sendable {
     var loopsCompleted = 0
     /// The output clock's sound end minus its pictures' end (µs), as the producer last saw it.
     var avOffset: Int64 = 0
+    /// Set when the producer runs on the ``PacingScheduler``.
+    var scheduledProducer: ScheduledProducer?
+    /// Ends a producer thread's wait for an app-fed input.
+    var interruptSource: (() -> Void)?
     private var startedAt: Int64 = 0
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
@@ -82,7 +86,13 @@ final class PushSession: @unchecked Sendable {
     func start(source: UncheckedTransfer<any MediaSource>) {
         startedAt = monotonicMicroseconds()
         for output in outputs { output.start() }
-        WorkerThread.start(name: "livepush.source") { self.runProducer(source.value) }
+        startProducer(source)
+    }
+
+    /// A producer on the ``PacingScheduler`` sleeps in its heap rather than in `lock`: what would
+    /// wake a producer thread (a command, a stop, an output's change) wakes it there too.
+    func wakeProducer() {
+        if let job = lock.withLock({ scheduledProducer }) { PacingScheduler.shared.wake(job) }
     }
 
     // MARK: - Commands
@@ -112,6 +122,7 @@ final class PushSession: @unchecked Sendable {
             commands.append(command)
             lock.broadcast()
         }
+        wakeProducer()
     }
 
     /// The first output's figures with the source's; with several outputs, each one's too.
@@ -146,13 +157,17 @@ final class PushSession: @unchecked Sendable {
                 signal(.push(event))
             }
         }
+        wakeProducer()  // it may wait for the first output to publish
     }
 
     func stopProducer() {
-        lock.withLock {
+        let interrupt = lock.withLock {
             stopRequested = true
             lock.broadcast()
+            return interruptSource
         }
+        interrupt?()
+        wakeProducer()
     }
 }
 

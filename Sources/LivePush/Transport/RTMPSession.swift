@@ -243,6 +243,28 @@ final class RTMPSession {
         channelsStarted.insert(channel)
     }
 
+    /// Whether writing `bytes` now does not block. The kernel takes data while what it holds
+    /// for the socket (`SO_MEMINFO`: queued buffers with their bookkeeping) is under what it
+    /// reserved (`SO_SNDBUF`), and copies a whole segment at a time (up to 64 KiB with segment
+    /// offload, which Linux uses on loopback and nearly every NIC): a write may overshoot the
+    /// reserve by one segment. The margin allowed here is a quarter of that. An empty buffer
+    /// takes any message; one larger than the buffer may then block until the rest drains.
+    func hasRoom(for bytes: Int64) -> Bool {
+        guard isConnected, let memory = sendBufferMemory else { return true }  // the write fails at once
+        let free = memory.reserved - memory.queued
+        return memory.queued == 0 || (free > 0 && bytes <= free + 16 * 1024)
+    }
+
+    /// The send buffer in the kernel's terms: `reserved` (`SO_SNDBUF`) and `queued`
+    /// (`SK_MEMINFO_WMEM_QUEUED`: written, not yet acknowledged by the peer, with bookkeeping).
+    var sendBufferMemory: (reserved: Int64, queued: Int64)? {
+        // SO_MEMINFO (55) fills SK_MEMINFO_VARS (9) counters: SNDBUF is the fourth, WMEM_QUEUED the sixth.
+        var counters = [UInt32](repeating: 0, count: 9)
+        var length = socklen_t(counters.count * MemoryLayout<UInt32>.size)
+        guard getsockopt(rtmp.pointee.m_sb.sb_socket, SOL_SOCKET, 55, &counters, &length) == 0, length >= 24 else { return nil }
+        return (Int64(counters[3]), Int64(counters[5]))
+    }
+
     // MARK: - Server messages while publishing
 
     /// Reads what the server sent without blocking when nothing is waiting: acknowledgements,
@@ -279,12 +301,28 @@ final class RTMPSession {
     }
 
     /// Ends the session. A graceful close tells the server the stream ended (FCUnpublish,
-    /// deleteStream) so that it finalises its recording at once.
-    func close(graceful: Bool) {
-        if graceful, isPublishing, isConnected {
-            rtmp.pointee.m_stream_id = streamID
-        }
+    /// deleteStream) so that it finalises its recording at once, then ends our side of the
+    /// connection and reads what the server still sends until it closes too (at most
+    /// `lingering`). Closing with unread bytes would send a reset, and a server that gets a reset
+    /// discards what it had not read yet: the end of the stream. Acknowledgements keep coming
+    /// until the server has read everything, so there usually are such bytes.
+    func close(graceful: Bool, lingering: Duration = .seconds(2)) {
+        let gracefully = graceful && isPublishing && isConnected
+        if gracefully { rtmp.pointee.m_stream_id = streamID }
         isPublishing = false
+        // librtmp closes its descriptor; a duplicate keeps the connection for the lingering read.
+        let kept = gracefully ? dup(rtmp.pointee.m_sb.sb_socket) : -1
         if isConnected || rtmp.pointee.m_stream_id != 0 { RTMP_Close(rtmp) }
+        guard kept >= 0 else { return }
+        defer { Glibc.close(kept) }
+        shutdown(kept, Int32(SHUT_WR))
+        let deadline = monotonicMicroseconds() + lingering.nanoseconds / 1000
+        var discard = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline - monotonicMicroseconds()
+            var pfd = pollfd(fd: kept, events: Int16(POLLIN), revents: 0)
+            guard left > 0, poll(&pfd, 1, Int32(left / 1000) + 1) > 0 else { return }
+            guard recv(kept, &discard, discard.count, 0) > 0 else { return }
+        }
     }
 }

@@ -1,0 +1,134 @@
+import DequeModule
+
+/// One output's published connection while a ``SendLoop`` serves it: sends what the output's
+/// queue holds, as far as the socket takes it without blocking, and says what it waits for.
+///
+/// The stream header goes out first on every connection (metadata, sequence headers), then the
+/// queue's packets, each stamped with the output's resume shift. A packet that does not fit
+/// waits in `outbox` until the socket has drained; a socket that takes nothing for the send
+/// timeout is a `sendDataTimeout`, as a blocked write would have been.
+final class Publishing {
+    /// What a turn ends in.
+    enum Turn {
+        /// The queue is empty (or the output paused): run again when the output wakes the loop.
+        case idle
+        /// The socket has no room for the next message: run again shortly.
+        case blocked
+        /// This turn sent its share; others' turns come first.
+        case yielded
+        case ended(RTMPOutput.PumpOutcome)
+    }
+
+    /// Bytes one turn may write before the loop goes on to the other outputs.
+    static let turnBytes: Int64 = 256 * 1024
+    /// How often the server's messages are read (acknowledgements, pings, errors, a close).
+    static let serviceInterval: Int64 = 100_000
+
+    let output: RTMPOutput
+    let connection: RTMPSession
+    var resume: RTMPOutput.ResumeState
+    private let keepsHistory: Bool
+    /// Messages built and waiting for room, with the packet each carries (nil: stream header).
+    private var outbox: Deque<(message: FLVMessage, packet: MediaPacket?)> = []
+    /// The packet sent last, counted in the output's figures when the next is taken.
+    private var sent: (packet: MediaPacket, bytes: Int)?
+    /// Since when the socket has taken nothing, and what it held then.
+    private var blockedSince: (time: Int64, queued: Int64)?
+    private var lastServiced: (time: Int64, bytes: Int64)
+
+    init(output: RTMPOutput, connection: RTMPSession, resume: RTMPOutput.ResumeState, header: [FLVMessage]) {
+        self.output = output
+        self.connection = connection
+        self.resume = resume
+        keepsHistory = output.queue.mode == .backpressure
+        outbox = Deque(header.map { (message: $0, packet: MediaPacket?.none) })
+        lastServiced = (monotonicMicroseconds(), connection.bytesSent)
+    }
+
+    func runTurn(now: Int64) -> Turn {
+        do {
+            if let end = output.requestedEnd() {
+                output.recordSent(sent)
+                return .ended(end)
+            }
+            let turnStart = connection.bytesSent
+            while true {
+                if outbox.isEmpty {
+                    switch output.takePacket(afterSending: sent) {
+                    case .ended(let outcome):
+                        sent = nil
+                        return .ended(outcome)
+                    case .none:
+                        sent = nil
+                        try serviceIncoming(now: now)
+                        return .idle
+                    case .packet(let packet):
+                        sent = nil
+                        outbox.append(build(packet))
+                    }
+                }
+                let (message, packet) = outbox[0]
+                guard connection.hasRoom(for: connection.wireBytes(of: message)) else {
+                    // Stalled is no progress at all, as for a blocked write: a socket that
+                    // drains, however slowly, is a slow network (congestion), not a dead one.
+                    let queued = connection.sendBufferMemory?.queued ?? 0
+                    let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
+                    blockedSince = stall
+                    if now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 {
+                        output.recordSent(sent)
+                        return .ended(.lost(LivePushError(.sendDataTimeout,
+                            "no data could be written for \(output.config.sendDataTimeout.milliseconds) ms")))
+                    }
+                    try serviceIncoming(now: now)
+                    return .blocked
+                }
+                blockedSince = nil
+                try connection.send(message)
+                outbox.removeFirst()
+                if let packet {
+                    resume.lastSentDTS = max(resume.lastSentDTS, packet.dts)
+                    sent = (packet, message.bodySize)
+                    if !resume.firstFrameSent {
+                        resume.firstFrameSent = true
+                        output.signal(.firstFrameSent)
+                    }
+                }
+                try serviceIncoming(now: now)
+                if connection.bytesSent - turnStart >= Self.turnBytes { return .yielded }
+            }
+        } catch {
+            output.recordSent(sent)
+            return .ended(.lost(error))
+        }
+    }
+
+    /// Stamps a packet with the resume shift and makes its message; in `--fast` mode it goes
+    /// into the history before it is written, so that a failed write sends it again.
+    private func build(_ packet: MediaPacket) -> (FLVMessage, MediaPacket?) {
+        var out = packet
+        out.dts += resume.shift
+        out.pts += resume.shift
+        let message = resume.packetizer.message(for: out)
+        if keepsHistory { resume.history.record(packet, end: connection.bytesSent + connection.wireBytes(of: message)) }
+        return (message, out)
+    }
+
+    /// Every 100 ms, and in `--fast` mode also every acknowledgement window, so that the
+    /// history is cut as the server's acknowledgements come in.
+    private func serviceIncoming(now: Int64) throws(LivePushError) {
+        guard now - lastServiced.time >= Self.serviceInterval
+                || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(RTMPOutput.acknowledgementWindow)) else {
+            return
+        }
+        lastServiced = (now, connection.bytesSent)
+        if let acknowledged = try connection.serviceIncoming() {
+            resume.history.acknowledge(sequenceNumber: acknowledged)
+        }
+    }
+
+    /// Ends the connection. A graceful close (FCUnpublish, deleteStream) is a few small writes,
+    /// made only when the socket has room for them: the loop must never block.
+    func close(graceful: Bool) {
+        connection.close(graceful: graceful && connection.hasRoom(for: 1024))
+    }
+}

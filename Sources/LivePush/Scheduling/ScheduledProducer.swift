@@ -1,0 +1,50 @@
+/// A real-time producer on the ``PacingScheduler``: runs ``PushSession/step(_:)`` until the
+/// session has to wait, and tells the scheduler until when.
+final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
+    /// Longest turn before the thread goes to the other jobs: an encoding input takes a few
+    /// milliseconds per frame, and a turn that catches up on many frames must not starve the rest.
+    static let turnBudget: Int64 = 10_000
+
+    private let session: PushSession
+    private let source: UncheckedTransfer<any MediaSource>
+    // Used by one scheduler thread at a time (a job is never run twice at once).
+    private var air: PushSession.OnAir?
+    private var started = false
+
+    init(session: PushSession, source: UncheckedTransfer<any MediaSource>) {
+        self.session = session
+        self.source = source
+    }
+
+    func run() -> ScheduledRun {
+        if !started {
+            guard session.canStartProducing else { return .whenWoken }
+            started = true
+            air = session.prepareProducer(source.value)
+        }
+        guard var current = air else { return .finished }
+        let next = runTurn(&current)
+        // A finished push lets go of its inputs (decoders, encoders) at once.
+        air = next == .finished ? nil : current
+        return next
+    }
+
+    private func runTurn(_ air: inout PushSession.OnAir) -> ScheduledRun {
+        let turnStart = monotonicMicroseconds()
+        while true {
+            switch session.step(&air) {
+            case .again:
+                let now = monotonicMicroseconds()
+                if now - turnStart > Self.turnBudget { return .at(now) }
+            case .wait(let timeout):
+                guard let timeout else { return .whenWoken }
+                return .at(monotonicMicroseconds() + timeout.nanoseconds / 1000)
+            case .waitForRoom:
+                // Only `--fast` pushes wait for room, and they have threads of their own.
+                return .at(monotonicMicroseconds() + 10_000)
+            case .finished:
+                return .finished
+            }
+        }
+    }
+}
