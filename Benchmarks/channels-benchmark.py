@@ -59,6 +59,19 @@ def proc_figures(pid):
     return cpu, rss, threads
 
 
+def thread_roles(pid):
+    """{thread name: count} of a process, from /proc/PID/task/*/comm."""
+    roles = {}
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, task)) as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        roles[name] = roles.get(name, 0) + 1
+    return roles
+
+
 def scrape(url):
     """{(name, frozenset(labels)): value} from a Prometheus text page (simple lines only)."""
     samples = {}
@@ -73,8 +86,9 @@ def scrape(url):
     return samples
 
 
-def media_seconds(samples):
-    return {dict(labels)["channel"]: v for (name, labels), v in samples.items() if name == "livepush_channel_media_seconds"}
+def leads(samples):
+    """Per channel: media time sent minus the time its push has run, read in one snapshot."""
+    return {dict(labels)["channel"]: v for (name, labels), v in samples.items() if name == "livepush_channel_lead_seconds"}
 
 
 def run_livepush(args, media, nginx, channels, run_dir):
@@ -104,18 +118,24 @@ def run_livepush(args, media, nginx, channels, run_dir):
         time.sleep(args.settle)
         cpu0, _, _ = proc_figures(proc.pid)
         t0 = time.monotonic()
-        first = media_seconds(scrape(metrics))
+        first = leads(scrape(metrics))
         peak_rss = peak_threads = 0
-        lags = {c: [] for c in first}  # per channel: media sent minus wall time, since t0
+        lags = {c: [] for c in first}  # per channel: its lead over the wall clock, each second
+        slowest_scrape = 0.0
         while time.monotonic() - t0 < args.seconds:
             time.sleep(1)
             _, rss, threads = proc_figures(proc.pid)
             peak_rss, peak_threads = max(peak_rss, rss), max(peak_threads, threads)
-            now, sample = time.monotonic() - t0, media_seconds(scrape(metrics))
+            # The lead is read with the media time in the channel's own snapshot: how long the
+            # scrape of 200 channels takes does not enter it.
+            before = time.monotonic()
+            sample = leads(scrape(metrics))
+            slowest_scrape = max(slowest_scrape, time.monotonic() - before)
             for c, values in lags.items():
                 if c in sample:
-                    values.append((sample[c] - first[c]) - now)
+                    values.append(sample[c])
         cpu1, rss, threads = proc_figures(proc.pid)
+        roles = thread_roles(proc.pid)
         wall = time.monotonic() - t0
         last_samples = scrape(metrics)
         pushing = int(last_samples.get(("livepush_channels", frozenset({("state", "pushing")})), 0))
@@ -123,9 +143,12 @@ def run_livepush(args, media, nginx, channels, run_dir):
         # clock (the median of its samples), worst sample of the worst channel. Sampling a
         # scrape costs up to one packet's time; the producer's batches lead by up to 80 ms.
         drift = [max(abs(v - sorted(values)[len(values) // 2]) for v in values) for values in lags.values() if values]
+        with open(os.path.join(run_dir, "leads-%d.json" % channels), "w") as f:
+            json.dump(lags, f)
         return {"tool": "livepush", "streams": channels, "processes": 1, "cpu_share": (cpu1 - cpu0) / wall,
                 "rss_mib": peak_rss, "threads": peak_threads, "pushing": pushing,
-                "worst_pacing_ms": 1000 * max(drift, default=float("nan")), "ok": proc.poll() is None}
+                "worst_pacing_ms": 1000 * max(drift, default=float("nan")), "ok": proc.poll() is None,
+                "slowest_scrape_ms": 1000 * slowest_scrape, "thread_roles": roles}
     finally:
         proc.terminate()
         try:
@@ -210,6 +233,10 @@ def main(argv):
     lines += ["",
               "livepush: %.2f MiB RSS per extra channel; %.4f cores per channel; %.2f threads per channel" % (
                   per_extra, many["cpu_share"] / many["streams"], many["threads"] / many["streams"]),
+              "          threads by name at %d channels: %s" % (many["streams"], ", ".join(
+                  "%s %d" % kv for kv in sorted(many["thread_roles"].items(), key=lambda kv: -kv[1]))),
+              "          slowest /metrics scrape: %.0f ms (1 channel), %.0f ms (%d channels)" % (
+                  one["slowest_scrape_ms"], many["slowest_scrape_ms"], many["streams"]),
               "ffmpeg:   %.2f MiB RSS per stream; %.4f cores per stream" % (ff["rss_mib"] / ff["streams"], ff["cpu_share"] / ff["streams"]),
               "targets:  200 channels below 1 core: %s; < 2 MiB per extra channel: %s; pacing within 50 ms: %s; all pushing: %s" % (
                   many["cpu_share"] < 1, per_extra < 2, many["worst_pacing_ms"] <= 50, many["pushing"] == many["streams"])]

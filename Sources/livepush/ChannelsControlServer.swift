@@ -17,6 +17,7 @@ struct ChannelsControlServer {
 
     func run(host: String, port: Int, ready: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
+        let metrics = ChannelMetrics()
         router.get("/healthz") { _, _ in json(.object([("ok", .bool(true))])) }
         router.get("/readyz") { _, _ in
             let ready = manager.isReady
@@ -24,7 +25,7 @@ struct ChannelsControlServer {
         }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: ChannelMetrics.render(manager))))
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.render(manager))))
         }
         let channels = router.group("channels").add(middleware: BearerTokenMiddleware(token: token))
         channels.get { _, _ in json(.array(manager.list.map { describe($0.snapshot) })) }

@@ -121,6 +121,10 @@ final class ChannelsTests: NginxTestCase {
         XCTAssertEqual(removed.status, 202, removed.text)
         let pbEnded = try await server.awaitRecording(stream: "p-b")
         XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingDoneMarkerPath(stream: "p-a")), "p-a still publishes")
+        // Its series went with it; the first output's remain.
+        let afterRemoval = try PythonTools.prometheus(try await request(base + "/metrics").text)
+        XCTAssertNil(afterRemoval["livepush_output_bytes_sent_total", ["channel": "p", "output": "1"]])
+        XCTAssertNotNil(afterRemoval["livepush_output_bytes_sent_total", ["channel": "p", "output": "0"]])
         let missing = try await request(base + "/channels/p/outputs/5", method: "DELETE", token: token)
         XCTAssertEqual(missing.status, 404)
 

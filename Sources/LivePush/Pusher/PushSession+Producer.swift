@@ -10,7 +10,7 @@ extension PushSession {
     /// How far ahead of the wall clock a real-time packet may be released (µs): one wake-up
     /// per batch of this length. 40 ms keeps every stream within 50 ms of the wall clock (the
     /// channels benchmark: 80 ms let 200 channels stray 72 ms) for about one wake-up per frame.
-    static let pacingSlack: Int64 = 40_000
+    static let pacingSlack: Int64 = 30_000
 
     /// What the producer is doing: which input is on air and what the next packets need.
     struct OnAir {
