@@ -139,9 +139,8 @@ def run_livepush(args, media, nginx, channels, run_dir):
         wall = time.monotonic() - t0
         last_samples = scrape(metrics)
         pushing = int(last_samples.get(("livepush_channels", frozenset({("state", "pushing")})), 0))
-        # Pacing: how far each channel's media time strays from its own steady lead over the wall
-        # clock (the median of its samples), worst sample of the worst channel. Sampling a
-        # scrape costs up to one packet's time; the producer's batches lead by up to 80 ms.
+        # Pacing: how far each channel's lead strays from its own steady lead (the median of its
+        # samples), worst sample of the worst channel. The producer's batches lead by up to 20 ms.
         drift = [max(abs(v - sorted(values)[len(values) // 2]) for v in values) for values in lags.values() if values]
         with open(os.path.join(run_dir, "leads-%d.json" % channels), "w") as f:
             json.dump(lags, f)

@@ -8,9 +8,11 @@
 /// its first frame of that track.
 extension PushSession {
     /// How far ahead of the wall clock a real-time packet may be released (µs): one wake-up
-    /// per batch of this length. 40 ms keeps every stream within 50 ms of the wall clock (the
-    /// channels benchmark: 80 ms let 200 channels stray 72 ms) for about one wake-up per frame.
-    static let pacingSlack: Int64 = 30_000
+    /// per batch of this length. A batch's swing adds to the lateness of a busy moment (200
+    /// channels that loop the same file at once); in the channels benchmark 20 ms keeps every
+    /// channel within about 30 ms of its steady lead, where 40 ms let them stray 57 ms. With the
+    /// producers on the shared scheduler, the extra wake-ups are cheap.
+    static let pacingSlack: Int64 = 20_000
 
     /// What the producer is doing: which input is on air and what the next packets need.
     struct OnAir {
