@@ -81,11 +81,17 @@ public final class Channel: Sendable {
     /// The running playout channel's controls (nil for a file channel, or when stopped).
     public var playout: PlayoutControl? { running.withLock { $0.playout } }
 
+    /// One callback queue for every channel's push: a channel reads its events from the stream
+    /// and sets no delegates, and a queue per channel made libdispatch start a pool thread for
+    /// many of them whenever their events came at once.
+    private static let callbackQueue = DispatchQueue(label: "livepush.channels.callbacks")
+
     /// Starts the channel's push (a running one is left as it is).
     public func start() throws(LivePushError) {
         let spec = running.withLock { $0.spec }
         var config = PushConfig()
         config.statsInterval = .zero
+        config.callbackQueue = Self.callbackQueue
         config.recordPath = spec.record
         config.breaks.alternate = spec.alternate
         if case .file(_, let loop) = spec.source { config.looping = loop }

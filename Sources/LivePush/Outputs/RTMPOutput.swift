@@ -56,6 +56,8 @@ final class RTMPOutput: @unchecked Sendable {
     private var producerWaiting = false
     /// The send loop serving the published connection; nil while connecting.
     var loop: SendLoop?
+    /// Media queued (µs) past which the producer wakes a waiting sender without waiting itself.
+    static let wakeBatch: Int64 = 40_000
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.id = id
@@ -135,8 +137,18 @@ final class RTMPOutput: @unchecked Sendable {
     /// Queues a packet stamped on the output clock; drops by the queue's policy when full.
     func push(_ packet: MediaPacket) {
         var change: CongestionDetector.Change?
+        var wake: SendLoop?
+        defer { wake?.wake(self) }
         lock.withLock {
             guard !stopRequested else { return }
+            defer {
+                // A producer that has no time to wait (it is catching up, or its input is late)
+                // wakes the sender itself, every 40 ms of media rather than every packet.
+                if senderWaiting && queue.bufferedDuration >= Self.wakeBatch {
+                    senderWaiting = false
+                    wake = loop
+                }
+            }
             // Back-pressure: the producer waits for a connected output before each frame, so a
             // frame and what goes with it (a cue, a sequence header) may take it just past its
             // limit: nothing is dropped for that. A disconnected one is not waited for while
