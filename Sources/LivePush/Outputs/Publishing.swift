@@ -47,7 +47,9 @@ final class Publishing {
 
     func runTurn(now: Int64) -> Turn {
         do {
-            if let end = output.requestedEnd() {
+            // A stop or reconnect ends the pump even while the socket takes nothing; with
+            // nothing waiting, taking the next packet says so (in the lock it takes anyway).
+            if !outbox.isEmpty, let end = output.requestedEnd() {
                 output.recordSent(sent)
                 return .ended(end)
             }
@@ -127,7 +129,8 @@ final class Publishing {
     }
 
     /// Ends the connection. A graceful close (FCUnpublish, deleteStream) is a few small writes,
-    /// made only when the socket has room for them: the loop must never block.
+    /// made only when the socket has room for them: a stalled socket would hold the closing
+    /// thread for the send timeout, and the server could not read them anyway.
     func close(graceful: Bool) {
         connection.close(graceful: graceful && connection.hasRoom(for: 1024))
     }

@@ -51,7 +51,6 @@ extension RTMPOutput {
 
     /// Hands a published connection to a send loop, the stream header first.
     private func publish(_ connection: RTMPSession, _ resume: ResumeState) {
-        var resume = resume
         let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
         let header = resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000))
         let loop = SendLoop.next()

@@ -191,11 +191,14 @@ final class RTMPOutput: @unchecked Sendable {
 
     /// Why the pump ends now, if it does: a stop or a reconnect was asked for.
     func requestedEnd() -> PumpOutcome? {
-        lock.withLock {
-            if stopRequested { return .stopped }
-            if reconnectRequested { return .reconnectRequested }
-            return nil
-        }
+        lock.withLock { requestedEndLocked }
+    }
+
+    /// Called with the lock held.
+    private var requestedEndLocked: PumpOutcome? {
+        if stopRequested { return .stopped }
+        if reconnectRequested { return .reconnectRequested }
+        return nil
     }
 
     /// The next packet to send. Counts the packet sent before it in the same lock.
@@ -204,8 +207,7 @@ final class RTMPOutput: @unchecked Sendable {
         defer { if let change { signal(.network(change)) } }
         return lock.withLock {
             if let sent { record(sent.packet, bytes: sent.bytes) }
-            if stopRequested { return .ended(.stopped) }
-            if reconnectRequested { return .ended(.reconnectRequested) }
+            if let end = requestedEndLocked { return .ended(end) }
             if !paused, let packet = queue.pop() {
                 if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
                 change = updateCongestion()

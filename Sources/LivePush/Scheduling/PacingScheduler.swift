@@ -36,10 +36,8 @@ final class PacingScheduler: @unchecked Sendable {
     private var heap = Heap<Entry>()
     private var jobs: [ObjectIdentifier: JobState] = [:]
     private var order: UInt64 = 0
-    let threadCount: Int
 
     init(threads: Int) {
-        threadCount = threads
         for _ in 0..<threads {
             WorkerThread.start(name: "livepush.pacing") { self.runThread() }
         }
@@ -66,9 +64,6 @@ final class PacingScheduler: @unchecked Sendable {
             }
         }
     }
-
-    /// How many jobs the scheduler holds (running, due or waiting for a wake-up).
-    var jobCount: Int { lock.withLock { jobs.count } }
 
     /// Called with the lock held.
     private func enqueue(_ job: any ScheduledJob, due: Int64) {

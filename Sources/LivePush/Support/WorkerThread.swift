@@ -20,8 +20,8 @@ enum WorkerThread {
     /// Returns once the thread carries its name, so that whoever counts threads by name right
     /// after (the thread budget) sees it: a thread that has not run yet shows its creator's name.
     static func start(name: String, _ body: @escaping @Sendable () -> Void) {
-        let named = Box(name: name, body: body)
-        let box = Unmanaged.passRetained(named).toOpaque()
+        let box = Box(name: name, body: body)
+        let retained = Unmanaged.passRetained(box).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
@@ -30,9 +30,9 @@ enum WorkerThread {
             box.named.signal()
             box.body()
             return nil
-        }, box)
+        }, retained)
         precondition(result == 0, "pthread_create failed: \(result)")
         pthread_detach(thread)
-        named.named.wait()
+        box.named.wait()
     }
 }

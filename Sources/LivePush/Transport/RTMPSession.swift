@@ -113,7 +113,7 @@ final class RTMPSession {
         // Size: a few hundred bytes plus the app, URL and stream name, some of them twice.
         bytesSent = 3073 + 1024 + 4 * Int64(url.rawValue.utf8.count)
         if let window = options.acknowledgementWindow {
-            try send(type: 0x05, channel: Channel.control, timestampMs: 0, streamID: 0, body: Self.bigEndian(window))
+            try sendControl(.windowAcknowledgementSize(window))
         }
         // Keep librtmp from sending FCUnpublish/deleteStream by itself when a write fails:
         // those would block for another send timeout on a stalled socket. `close` sends them
@@ -168,13 +168,13 @@ final class RTMPSession {
 
     private func sendChunkSize() throws(LivePushError) {
         let size = options.chunkSize
-        try send(type: 0x01, channel: Channel.control, timestampMs: 0, streamID: 0, body: Self.bigEndian(UInt32(size)))
+        try sendControl(.setChunkSize(UInt32(size)))
         rtmp.pointee.m_outChunkSize = size
     }
 
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    /// A protocol control message (the wire module builds its body).
+    private func sendControl(_ message: RTMPMessage) throws(LivePushError) {
+        try send(type: message.typeID, channel: Channel.control, timestampMs: 0, streamID: 0, body: message.payload)
     }
 
     /// What `message` adds to ``bytesSent``: a full 12-byte header with an extended timestamp,
@@ -292,7 +292,7 @@ final class RTMPSession {
                 throw error
             }
             // librtmp reads an Acknowledgement (type 3) and drops its number.
-            if packet.m_packetType == 0x03, packet.m_nBodySize >= 4, let body = packet.m_body {
+            if packet.m_packetType == RTMPMessageType.acknowledgement.rawValue, packet.m_nBodySize >= 4, let body = packet.m_body {
                 acknowledged = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(UInt8(bitPattern: body[$1])) }
             }
             _ = RTMP_ClientPacket(rtmp, &packet)
