@@ -96,6 +96,13 @@ final class ChannelMetrics: Sendable {
               Double(stats.mediaTimeSent) / 1e6 - elapsed)
         gauge("livepush_channel_av_offset_seconds", [id], "Where the sound sent ends minus where the pictures sent end.",
               Double(stats.avOffset) / 1e6)
+        let late = stats.lateness
+        for (bound, count) in [("0.02", late.packetsLaterThan20ms), ("0.05", late.packetsLaterThan50ms), ("0.1", late.packetsLaterThan100ms)] {
+            counter("livepush_channel_late_packets_total", [id, ("later_than", bound)],
+                    "Packets handed to the outputs later than this many seconds after the output clock made them due.", count)
+        }
+        gauge("livepush_channel_pacing_lateness_worst_seconds", [id], "The latest any packet went out since the push started.",
+              Double(late.worst) / 1e6)
         gauge("livepush_channel_starts", [id], "Times the channel was started.", Double(channel.starts))
         for (index, output) in Self.outputs(of: channel).enumerated() {  // labelled by position in the channel's list
             let labels = [id, ("output", String(index))]

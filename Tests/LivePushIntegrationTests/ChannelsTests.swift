@@ -104,6 +104,9 @@ final class ChannelsTests: NginxTestCase {
         XCTAssertEqual(parsed["livepush_channels", ["state": "pushing"]], 2)
         XCTAssertGreaterThan(parsed["livepush_output_bytes_sent_total", ["channel": "p", "output": "1"]] ?? 0, 0)
         XCTAssertGreaterThan(parsed["livepush_process_threads", [:]] ?? 0, 0)
+        // Pacing: counted per packet (the values depend on how busy the machine is; here only that they exist).
+        XCTAssertNotNil(parsed["livepush_channel_late_packets_total", ["channel": "f", "later_than": "0.05"]], metrics.text)
+        XCTAssertNotNil(parsed["livepush_channel_pacing_lateness_worst_seconds", ["channel": "f"]])
         XCTAssertFalse(metrics.text.contains(token))
 
         // Y played to its end (the channel is back on "a").

@@ -7,13 +7,6 @@
 /// and when the new input's codec configuration differs, a sequence header goes out before
 /// its first frame of that track.
 extension PushSession {
-    /// How far ahead of the wall clock a real-time packet may be released (µs): one wake-up
-    /// per batch of this length. A batch's swing adds to the lateness of a busy moment (200
-    /// channels that loop the same file at once); in the channels benchmark 20 ms keeps every
-    /// channel within about 30 ms of its steady lead, where 40 ms let them stray 57 ms. With the
-    /// producers on the shared scheduler, the extra wake-ups are cheap.
-    static let pacingSlack: Int64 = 20_000
-
     /// What the producer is doing: which input is on air and what the next packets need.
     struct OnAir {
         var input: any MediaSource
@@ -39,7 +32,7 @@ extension PushSession {
         /// Video before the first keyframe of a segment cannot be decoded by anyone.
         var awaitingKeyframe = true
         var pass = 1
-        var batchEnd = Int64.min
+        var pacing = PacingGate()
         /// A skip was asked for: the input on air ends now.
         var skipping = false
         /// Cues to send (ad breaks of a sequence), by when they are due.
@@ -271,11 +264,12 @@ extension PushSession {
         let (taken, stopped) = lock.withLock { () -> ([SessionCommand], Bool) in
             defer { commands.removeAll() }
             avOffset = offset
+            lateness = air.pacing.lateness
             return (commands, stopRequested)
         }
         guard !stopped else { return false }
         // A command may move what is due (a pause): the next packet starts a new batch.
-        if !taken.isEmpty { air.batchEnd = .min }
+        if !taken.isEmpty { air.pacing.startNewBatch() }
         let now = monotonicMicroseconds()
         for command in taken {
             switch command {
@@ -360,12 +354,7 @@ extension PushSession {
         if air.clock.isPaused { return .some(nil) }
         guard config.pacing == .realTime else { return nil }
         let now = monotonicMicroseconds()
-        let due = air.clock.due(packet.dts, now: now)
-        // Packets due within the pacing slack of one that had to wait go out with it: one
-        // wake-up per batch instead of one per packet.
-        if due <= air.batchEnd { return nil }
-        air.batchEnd = due + Self.pacingSlack
-        return due > now ? .some(.microseconds(due - now)) : nil
+        return air.pacing.wait(forPacketDue: air.clock.due(packet.dts, now: now), now: now).map { .some(.microseconds($0)) }
     }
 
     /// Back-pressure (`--fast`): an output that carries the push and has no room. While one

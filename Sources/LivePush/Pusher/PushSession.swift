@@ -42,6 +42,8 @@ final class PushSession: @unchecked Sendable {
     var loopsCompleted = 0
     /// The output clock's sound end minus its pictures' end (µs), as the producer last saw it.
     var avOffset: Int64 = 0
+    /// How late the producer has handed packets over, as it last reported.
+    var lateness = PacingLateness()
     /// Set when the producer runs on the ``PacingScheduler``.
     var scheduledProducer: ScheduledProducer?
     /// Ends a producer thread's wait for an app-fed input.
@@ -132,6 +134,7 @@ final class PushSession: @unchecked Sendable {
             stats.elapsed = .microseconds(monotonicMicroseconds() - startedAt)
             stats.loopsCompleted = loopsCompleted
             stats.avOffset = avOffset
+            stats.lateness = lateness
         }
         stats.sourceDuration = info.duration
         if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }

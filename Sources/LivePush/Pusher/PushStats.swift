@@ -32,6 +32,8 @@ public struct PushStats: Sendable, Equatable {
     /// Where the sound sent so far ends minus where the pictures end, microseconds of output
     /// time: positive when the sound runs ahead (half an AAC frame or so is normal).
     public var avOffset: Int64 = 0
+    /// How late packets went out against the output clock (real time only).
+    public var lateness = PacingLateness()
 
     public init() {}
 }
