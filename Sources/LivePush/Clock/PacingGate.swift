@@ -7,10 +7,18 @@ struct PacingGate: Sendable {
     /// on the shared scheduler, the extra wake-ups of a short batch are cheap.
     static let slack: Int64 = 20_000
 
+    /// How early a batch may start (µs): a producer on the ``PacingScheduler`` runs up to its
+    /// coalescing window early, and then sends rather than waits again.
+    let earlyRelease: Int64
+
     private var batchEnd = Int64.min
     /// When the packet released last was due.
     private var lastDue = Int64.min
     private(set) var lateness = PacingLateness()
+
+    init(earlyRelease: Int64 = PacingScheduler.coalescingWindow) {
+        self.earlyRelease = earlyRelease
+    }
 
     /// Nil when the packet due at `due` may go now (and it is counted as sent), else how many
     /// µs to wait before asking again.
@@ -24,7 +32,7 @@ struct PacingGate: Sendable {
         // Packets due within the slack of one that had to wait go out with it.
         if due > batchEnd {
             batchEnd = due + Self.slack
-            if due > now { return due - now }
+            if due > now + earlyRelease { return due - now }
         }
         lateness.record(now - due)
         return nil

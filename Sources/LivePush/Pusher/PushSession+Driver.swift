@@ -27,6 +27,7 @@ extension PushSession {
             case .again:
                 continue
             case .wait(let timeout):
+                wakeSenders()
                 lock.withLock {
                     if commands.isEmpty && !stopRequested { _ = lock.wait(timeout: timeout) }
                 }

@@ -112,10 +112,8 @@ extension PushSession {
         do {
             guard try applyCommands(&air) else { return .finished }
             if let pending = air.pending {
-                if let wait = pendingWait(for: pending.packet, &air) {
-                    for output in outputs { output.wakeSender() }
-                    return .wait(wait)
-                }
+                // The driver wakes the senders once it is done stepping (``wakeSenders()``).
+                if let wait = pendingWait(for: pending.packet, &air) { return .wait(wait) }
                 if let full = outputAwaitingRoom() { return .waitForRoom(full) }
                 air.pending = nil
                 if pending.sendsCuesFirst { deliverCues(dueBy: pending.packet.dts, &air) }
@@ -236,6 +234,13 @@ extension PushSession {
             for output in outputs { output.push(.dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt)) }
             recorder?.offer(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
         }
+    }
+
+    /// Wakes the outputs' senders for what the producer queued: once per batch (or per window
+    /// of the shared scheduler), so that a sender takes a whole batch at once rather than
+    /// waking for every packet.
+    func wakeSenders() {
+        for output in outputs { output.wakeSender() }
     }
 
     func deliver(_ packet: MediaPacket) {

@@ -14,6 +14,14 @@ final class PacingScheduler: @unchecked Sendable {
     /// Shared by every push in the process: one thread per core, two at least.
     static let shared = PacingScheduler(threads: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// Jobs due within this long (µs) of the one that woke a thread run in the same wake-up.
+    /// Hundreds of producers fall due at scattered instants; a thread that woke for each would
+    /// spend most of the process's CPU switching (on a VM, a wake-up is an interrupt to another
+    /// core). In windows, a thread wakes at most once per window, and the send loops the
+    /// producers wake come along. A producer run early releases what is due within the window
+    /// (``PacingGate/earlyRelease``).
+    static let coalescingWindow: Int64 = 5_000
+
     private struct Entry: Comparable {
         var due: Int64
         var order: UInt64
@@ -70,49 +78,92 @@ final class PacingScheduler: @unchecked Sendable {
         let id = ObjectIdentifier(job)
         jobs[id, default: JobState()].generation += 1
         order += 1
+        // A thread that sleeps waits for the first entry: only a new first one changes that.
+        let isFirst = heap.min.map { due < $0.due } ?? true
         heap.insert(Entry(due: due, order: order, job: job, generation: jobs[id]!.generation))
-        lock.broadcast()
+        if isFirst { lock.signal() }
     }
 
     private func runThread() {
+        // Jobs due by then run now (see `coalescingWindow`).
+        var windowEnd = Int64.min
+        var ran: [any ScheduledJob] = []
+        var passedOnAt = monotonicMicroseconds()
         while true {
-            let job = lock.withLock { () -> (any ScheduledJob) in
-                while true {
-                    guard let first = heap.min else {
-                        lock.wait()
-                        continue
-                    }
-                    let id = ObjectIdentifier(first.job)
-                    guard let state = jobs[id], state.generation == first.generation, !state.isRunning else {
-                        _ = heap.removeMin()  // superseded by a later entry, or the job is gone
-                        continue
-                    }
-                    let wait = first.due - monotonicMicroseconds()
-                    if wait > 0 {
-                        lock.wait(timeout: .microseconds(wait))
-                        continue
-                    }
-                    _ = heap.removeMin()
-                    jobs[id]?.isRunning = true
-                    jobs[id]?.wokenWhileRunning = false
-                    return first.job
-                }
+            guard let job = lock.withLock({ takeDueJob(windowEnd: &windowEnd) }) else {
+                // Before the thread sleeps, the window's work goes to the send loops, in one go.
+                passOn(&ran, at: &passedOnAt)
+                lock.withLock { sleepUntilDue(windowEnd: windowEnd) }
+                continue
             }
             let next = job.run()
-            lock.withLock {
-                let id = ObjectIdentifier(job)
-                let woken = jobs[id]?.wokenWhileRunning ?? false
-                jobs[id]?.isRunning = false
-                switch next {
-                case .finished:
-                    jobs[id] = nil
-                case .at(let due):
-                    enqueue(job, due: woken ? monotonicMicroseconds() : due)
-                case .whenWoken:
-                    if woken { enqueue(job, due: monotonicMicroseconds()) }
-                }
+            endTurn(of: job, next)
+            ran.append(job)
+            // A thread that never gets to sleep (a busy process) still passes its work on.
+            if monotonicMicroseconds() - passedOnAt >= Self.coalescingWindow { passOn(&ran, at: &passedOnAt) }
+        }
+    }
+
+    /// The first job due now or within the open window, marked running; nil when none is.
+    /// Called with the lock held.
+    private func takeDueJob(windowEnd: inout Int64) -> (any ScheduledJob)? {
+        while let first = firstValidEntry() {
+            let now = monotonicMicroseconds()
+            if first.due <= now {
+                windowEnd = now + Self.coalescingWindow
+            } else if first.due > windowEnd {
+                return nil
+            }
+            _ = heap.removeMin()
+            let id = ObjectIdentifier(first.job)
+            jobs[id]?.isRunning = true
+            jobs[id]?.wokenWhileRunning = false
+            return first.job
+        }
+        return nil
+    }
+
+    /// Waits until the first job falls due, or a new first one arrives; at once if one is due
+    /// already (it was queued while the thread passed its work on). Called with the lock held.
+    private func sleepUntilDue(windowEnd: Int64) {
+        guard let first = firstValidEntry() else {
+            lock.wait()
+            return
+        }
+        let now = monotonicMicroseconds()
+        if first.due > max(now, windowEnd) { lock.wait(timeout: .microseconds(first.due - now)) }
+    }
+
+    /// The heap's first entry, once the entries superseded by a later one (or of jobs that
+    /// are gone or running) are dropped. Called with the lock held.
+    private func firstValidEntry() -> Entry? {
+        while let first = heap.min {
+            if let state = jobs[ObjectIdentifier(first.job)], state.generation == first.generation, !state.isRunning { return first }
+            _ = heap.removeMin()
+        }
+        return nil
+    }
+
+    private func endTurn(of job: any ScheduledJob, _ next: ScheduledRun) {
+        lock.withLock {
+            let id = ObjectIdentifier(job)
+            let woken = jobs[id]?.wokenWhileRunning ?? false
+            jobs[id]?.isRunning = false
+            switch next {
+            case .finished:
+                jobs[id] = nil
+            case .at(let due):
+                enqueue(job, due: woken ? monotonicMicroseconds() : due)
+            case .whenWoken:
+                if woken { enqueue(job, due: monotonicMicroseconds()) }
             }
         }
+    }
+
+    private func passOn(_ ran: inout [any ScheduledJob], at passedOnAt: inout Int64) {
+        for job in ran { job.passOnWork() }
+        ran.removeAll(keepingCapacity: true)
+        passedOnAt = monotonicMicroseconds()
     }
 }
 
@@ -128,4 +179,8 @@ enum ScheduledRun: Equatable {
 /// A job of the ``PacingScheduler``: one turn at a time, a few milliseconds at most.
 protocol ScheduledJob: AnyObject, Sendable {
     func run() -> ScheduledRun
+    /// Hands what the job's turns produced to whoever takes it on (a producer wakes its
+    /// outputs' send loops): called by the thread that ran it, before that thread sleeps and
+    /// at least once per coalescing window, so that a window's work is passed on together.
+    func passOnWork()
 }

@@ -29,6 +29,10 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
         return next
     }
 
+    func passOnWork() {
+        session.wakeSenders()
+    }
+
     private func runTurn(_ air: inout PushSession.OnAir) -> ScheduledRun {
         let turnStart = monotonicMicroseconds()
         while true {

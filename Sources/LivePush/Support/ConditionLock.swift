@@ -48,6 +48,9 @@ final class ConditionLock: @unchecked Sendable {
 
     /// Call with the lock held.
     func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Wakes one waiting thread. Call with the lock held.
+    func signal() { pthread_cond_signal(condition) }
 }
 
 extension Duration {
