@@ -85,53 +85,43 @@ final class PacingScheduler: @unchecked Sendable {
     }
 
     private func runThread() {
-        // Jobs due by then run now (see `coalescingWindow`).
-        var windowEnd = Int64.min
+        var window = CoalescingWindow(length: Self.coalescingWindow)
+        // The jobs that ran since their work was last passed on.
         var ran: [any ScheduledJob] = []
-        var passedOnAt = monotonicMicroseconds()
         while true {
-            guard let job = lock.withLock({ takeDueJob(windowEnd: &windowEnd) }) else {
+            guard let job = lock.withLock({ takeDueJob(&window) }) else {
                 // Before the thread sleeps, the window's work goes to the send loops, in one go.
-                passOn(&ran, at: &passedOnAt)
-                lock.withLock { sleepUntilDue(windowEnd: windowEnd) }
+                passOn(&ran, &window)
+                lock.withLock { sleepUntilDue(window) }
                 continue
             }
+            window.ran(at: monotonicMicroseconds())
             let next = job.run()
             endTurn(of: job, next)
             ran.append(job)
-            // A thread that never gets to sleep (a busy process) still passes its work on.
-            if monotonicMicroseconds() - passedOnAt >= Self.coalescingWindow { passOn(&ran, at: &passedOnAt) }
+            if window.passesOn(now: monotonicMicroseconds()) { passOn(&ran, &window) }
         }
     }
 
     /// The first job due now or within the open window, marked running; nil when none is.
     /// Called with the lock held.
-    private func takeDueJob(windowEnd: inout Int64) -> (any ScheduledJob)? {
-        while let first = firstValidEntry() {
-            let now = monotonicMicroseconds()
-            if first.due <= now {
-                windowEnd = now + Self.coalescingWindow
-            } else if first.due > windowEnd {
-                return nil
-            }
-            _ = heap.removeMin()
-            let id = ObjectIdentifier(first.job)
-            jobs[id]?.isRunning = true
-            jobs[id]?.wokenWhileRunning = false
-            return first.job
-        }
-        return nil
+    private func takeDueJob(_ window: inout CoalescingWindow) -> (any ScheduledJob)? {
+        guard let first = firstValidEntry(), window.admits(due: first.due, now: monotonicMicroseconds()) else { return nil }
+        _ = heap.removeMin()
+        let id = ObjectIdentifier(first.job)
+        jobs[id]?.isRunning = true
+        jobs[id]?.wokenWhileRunning = false
+        return first.job
     }
 
     /// Waits until the first job falls due, or a new first one arrives; at once if one is due
     /// already (it was queued while the thread passed its work on). Called with the lock held.
-    private func sleepUntilDue(windowEnd: Int64) {
+    private func sleepUntilDue(_ window: CoalescingWindow) {
         guard let first = firstValidEntry() else {
             lock.wait()
             return
         }
-        let now = monotonicMicroseconds()
-        if first.due > max(now, windowEnd) { lock.wait(timeout: .microseconds(first.due - now)) }
+        if let sleep = window.sleep(forJobDue: first.due, now: monotonicMicroseconds()) { lock.wait(timeout: .microseconds(sleep)) }
     }
 
     /// The heap's first entry, once the entries superseded by a later one (or of jobs that
@@ -160,10 +150,10 @@ final class PacingScheduler: @unchecked Sendable {
         }
     }
 
-    private func passOn(_ ran: inout [any ScheduledJob], at passedOnAt: inout Int64) {
+    private func passOn(_ ran: inout [any ScheduledJob], _ window: inout CoalescingWindow) {
         for job in ran { job.passOnWork() }
         ran.removeAll(keepingCapacity: true)
-        passedOnAt = monotonicMicroseconds()
+        window.passedOn()
     }
 }
 
