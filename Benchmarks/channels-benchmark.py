@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -91,11 +92,50 @@ def leads(samples):
     return {dict(labels)["channel"]: v for (name, labels), v in samples.items() if name == "livepush_channel_lead_seconds"}
 
 
-def late_packets(samples):
-    """Packets handed over later than each bound (seconds, as labelled), summed over the channels."""
+class MachineWatch:
+    """What the machine did to every process during a window: a canary thread that only sleeps 5 ms at a
+    time (how much later than asked it woke: a stall of the whole machine shows here as in any process),
+    and the host's steal time (a VM's CPUs taken by other guests), from /proc/stat."""
+
+    def __init__(self):
+        self.worst_oversleep = 0.0
+        self.stalls_over_50ms = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _cpu_ticks():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return sum(fields[:8]), fields[7]  # total (user..steal), steal
+
+    def _run(self):
+        while not self._stop.is_set():
+            before = time.monotonic()
+            time.sleep(0.005)
+            late = time.monotonic() - before - 0.005
+            self.worst_oversleep = max(self.worst_oversleep, late)
+            if late > 0.05:
+                self.stalls_over_50ms += 1
+
+    def start(self):
+        self._start = self._cpu_ticks()
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        total, steal = (b - a for a, b in zip(self._start, self._cpu_ticks()))
+        self.steal_share = steal / total if total else 0.0
+
+
+def late_packets(samples, where):
+    """Packets later than each bound (seconds, as labelled), summed over the channels: as the producers handed them
+    to the outputs (where="channel"), or as the outputs wrote them to their sockets (where="output")."""
     totals = {}
     for (name, labels), v in samples.items():
-        if name == "livepush_channel_late_packets_total":
+        if name == "livepush_%s_late_packets_total" % where:
             bound = dict(labels)["later_than"]
             totals[bound] = totals.get(bound, 0) + v
     return totals
@@ -128,6 +168,7 @@ def run_livepush(args, media, nginx, channels, run_dir):
         time.sleep(args.settle)
         cpu0, _, _ = proc_figures(proc.pid)
         t0 = time.monotonic()
+        watch = MachineWatch().start()
         start_samples = scrape(metrics)
         first = leads(start_samples)
         peak_rss = peak_threads = 0
@@ -146,6 +187,7 @@ def run_livepush(args, media, nginx, channels, run_dir):
                 if c in sample:
                     values.append(sample[c])
         cpu1, rss, threads = proc_figures(proc.pid)
+        watch.stop()
         roles = thread_roles(proc.pid)
         wall = time.monotonic() - t0
         last_samples = scrape(metrics)
@@ -154,10 +196,12 @@ def run_livepush(args, media, nginx, channels, run_dir):
         # samples), worst sample of the worst channel. The producer's batches lead by up to 20 ms.
         drift = [max(abs(v - sorted(values)[len(values) // 2]) for v in values) for values in lags.values() if values]
         # Lateness: every packet, counted by the channel as it hands it over (not sampled).
-        late_before, late_after = late_packets(start_samples), late_packets(last_samples)
-        late = {bound: int(late_after.get(bound, 0) - late_before.get(bound, 0)) for bound in late_after}
-        worst_late = max((v for (name, _), v in last_samples.items() if name == "livepush_channel_pacing_lateness_worst_seconds"),
-                         default=float("nan"))
+        late, worst_late = {}, {}
+        for where in ("channel", "output"):
+            before, after = late_packets(start_samples, where), late_packets(last_samples, where)
+            late[where] = {bound: int(after.get(bound, 0) - before.get(bound, 0)) for bound in after}
+            worst_late[where] = 1000 * max((v for (name, _), v in last_samples.items()
+                                            if name == "livepush_%s_pacing_lateness_worst_seconds" % where), default=float("nan"))
         sent = sum(v for (name, _), v in last_samples.items()
                    if name in ("livepush_channel_video_frames_sent_total", "livepush_channel_audio_frames_sent_total"))
         with open(os.path.join(run_dir, "leads-%d.json" % channels), "w") as f:
@@ -166,7 +210,8 @@ def run_livepush(args, media, nginx, channels, run_dir):
                 "rss_mib": peak_rss, "threads": peak_threads, "pushing": pushing,
                 "worst_pacing_ms": 1000 * max(drift, default=float("nan")), "ok": proc.poll() is None,
                 "slowest_scrape_ms": 1000 * slowest_scrape, "thread_roles": roles,
-                "late_packets": late, "worst_late_ms": 1000 * worst_late, "frames_sent": int(sent)}
+                "late_packets": late, "worst_late_ms": worst_late, "frames_sent": int(sent),
+                "steal": watch.steal_share, "canary_ms": 1000 * watch.worst_oversleep, "canary_stalls": watch.stalls_over_50ms}
     finally:
         proc.terminate()
         try:
@@ -253,15 +298,18 @@ def main(argv):
                   per_extra, many["cpu_share"] / many["streams"], many["threads"] / many["streams"]),
               "          threads by name at %d channels: %s" % (many["streams"], ", ".join(
                   "%s %d" % kv for kv in sorted(many["thread_roles"].items(), key=lambda kv: -kv[1]))),
-              "          packets late in the window (of %d frames sent since start): > 20 ms %d, > 50 ms %d, > 100 ms %d; "
-              "latest packet since start %.1f ms" % (many["frames_sent"], many["late_packets"].get("0.02", 0),
-                                                     many["late_packets"].get("0.05", 0), many["late_packets"].get("0.1", 0),
-                                                     many["worst_late_ms"]),
+              "          packets late in the window (of %d frames sent since start), against the output clock:" % many["frames_sent"]] + [
+              "            %-34s > 20 ms %d, > 50 ms %d, > 100 ms %d; latest since start %.1f ms" % (
+                  what, many["late_packets"][where].get("0.02", 0), many["late_packets"][where].get("0.05", 0),
+                  many["late_packets"][where].get("0.1", 0), many["worst_late_ms"][where])
+              for where, what in (("channel", "handed to the outputs (producers):"), ("output", "written to the sockets (outputs):"))] + [
+              "          the machine meanwhile: %.0f%% of its CPU time stolen by the host; a canary thread sleeping 5 ms at a time "
+              "woke up to %.1f ms late (%d times > 50 ms)" % (100 * many["steal"], many["canary_ms"], many["canary_stalls"]),
               "          slowest /metrics scrape: %.0f ms (1 channel), %.0f ms (%d channels)" % (
                   one["slowest_scrape_ms"], many["slowest_scrape_ms"], many["streams"]),
               "ffmpeg:   %.2f MiB RSS per stream; %.4f cores per stream" % (ff["rss_mib"] / ff["streams"], ff["cpu_share"] / ff["streams"]),
-              "targets:  200 channels below 1 core: %s; < 2 MiB per extra channel: %s; no packet late by more than 50 ms: %s; "
-              "all pushing: %s" % (many["cpu_share"] < 1, per_extra < 2, many["late_packets"].get("0.05", 1) == 0,
+              "targets:  200 channels below 1 core: %s; < 2 MiB per extra channel: %s; no packet written more than 50 ms late: %s; "
+              "all pushing: %s" % (many["cpu_share"] < 1, per_extra < 2, many["late_packets"]["output"].get("0.05", 1) == 0,
                                    many["pushing"] == many["streams"])]
     print("\n".join(lines))
     with open(os.path.join(run_dir, "report.txt"), "w") as f:

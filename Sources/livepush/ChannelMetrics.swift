@@ -96,13 +96,15 @@ final class ChannelMetrics: Sendable {
               Double(stats.mediaTimeSent) / 1e6 - elapsed)
         gauge("livepush_channel_av_offset_seconds", [id], "Where the sound sent ends minus where the pictures sent end.",
               Double(stats.avOffset) / 1e6)
-        let late = stats.lateness
-        for (bound, count) in [("0.02", late.packetsLaterThan20ms), ("0.05", late.packetsLaterThan50ms), ("0.1", late.packetsLaterThan100ms)] {
-            counter("livepush_channel_late_packets_total", [id, ("later_than", bound)],
-                    "Packets handed to the outputs later than this many seconds after the output clock made them due.", count)
+        func lateness(_ prefix: String, _ labels: [(String, String)], _ late: PacingLateness, _ what: String) {
+            for (bound, count) in [("0.02", late.packetsLaterThan20ms), ("0.05", late.packetsLaterThan50ms), ("0.1", late.packetsLaterThan100ms)] {
+                counter(prefix + "_late_packets_total", labels + [("later_than", bound)],
+                        "Packets \(what) later than this many seconds after the output clock made them due.", count)
+            }
+            gauge(prefix + "_pacing_lateness_worst_seconds", labels, "The latest a packet was \(what) since the push started.",
+                  Double(late.worst) / 1e6)
         }
-        gauge("livepush_channel_pacing_lateness_worst_seconds", [id], "The latest any packet went out since the push started.",
-              Double(late.worst) / 1e6)
+        lateness("livepush_channel", [id], stats.lateness, "handed to the outputs")
         gauge("livepush_channel_starts", [id], "Times the channel was started.", Double(channel.starts))
         for (index, output) in Self.outputs(of: channel).enumerated() {  // labelled by position in the channel's list
             let labels = [id, ("output", String(index))]
@@ -113,6 +115,7 @@ final class ChannelMetrics: Sendable {
             counter("livepush_output_reconnects_total", labels, "Reconnects the output began.", output.reconnects)
             gauge("livepush_output_queue_seconds", labels, "Media waiting in the output's send queue.", Double(output.queued) / 1e6)
             gauge("livepush_output_bitrate_bits_per_second", labels, "Bits per second the output sent.", Double(output.bitrate))
+            lateness("livepush_output", labels, output.lateness, "written to the output's socket")
             for (kind, count) in [("disposable", output.drops.disposable), ("reference", output.drops.reference),
                                   ("keyframe", output.drops.keyframes), ("audio", output.drops.audio)] {
                 counter("livepush_output_dropped_frames_total", labels + [("kind", kind)], "Frames the output's queue dropped, by kind.", count)
@@ -123,6 +126,7 @@ final class ChannelMetrics: Sendable {
     /// One output's figures: from the push's per-output stats, or (one output) its own.
     private struct OutputFigures {
         var connected: Bool, bytes: Int64, videoFrames: Int, audioFrames: Int, reconnects: Int, queued: Int64, bitrate: Int, drops: FrameDrops
+        var lateness: PacingLateness
     }
 
     private static func outputs(of channel: Channel.Snapshot) -> [OutputFigures] {
@@ -131,14 +135,14 @@ final class ChannelMetrics: Sendable {
             if let pushID = output.pushID, let figures = stats.outputs.first(where: { $0.id == pushID }) {
                 return OutputFigures(connected: output.connected, bytes: figures.bytesSent, videoFrames: figures.videoFramesSent,
                                      audioFrames: figures.audioFramesSent, reconnects: output.reconnects, queued: figures.queuedDuration,
-                                     bitrate: figures.bitrate, drops: figures.droppedFrames)
+                                     bitrate: figures.bitrate, drops: figures.droppedFrames, lateness: figures.sendLateness)
             }
             // One output: the push's own figures are that output's.
             let single = stats.outputs.isEmpty && output.pushID == 0
             return OutputFigures(connected: output.connected, bytes: single ? stats.bytesSent : 0, videoFrames: single ? stats.videoFramesSent : 0,
                                  audioFrames: single ? stats.audioFramesSent : 0, reconnects: output.reconnects,
                                  queued: single ? stats.queuedDuration : 0, bitrate: single ? stats.bitrate : 0,
-                                 drops: single ? stats.droppedFrames : FrameDrops())
+                                 drops: single ? stats.droppedFrames : FrameDrops(), lateness: single ? stats.sendLateness : PacingLateness())
         }
     }
 }

@@ -107,6 +107,8 @@ final class ChannelsTests: NginxTestCase {
         // Pacing: counted per packet (the values depend on how busy the machine is; here only that they exist).
         XCTAssertNotNil(parsed["livepush_channel_late_packets_total", ["channel": "f", "later_than": "0.05"]], metrics.text)
         XCTAssertNotNil(parsed["livepush_channel_pacing_lateness_worst_seconds", ["channel": "f"]])
+        XCTAssertNotNil(parsed["livepush_output_late_packets_total", ["channel": "f", "output": "0", "later_than": "0.1"]])
+        XCTAssertNotNil(parsed["livepush_output_pacing_lateness_worst_seconds", ["channel": "p", "output": "1"]])
         XCTAssertFalse(metrics.text.contains(token))
 
         // Y played to its end (the channel is back on "a").

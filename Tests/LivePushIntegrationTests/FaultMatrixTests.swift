@@ -229,6 +229,10 @@ final class FaultMatrixTests: XCTestCase {
             XCTFail("\(error): last stats \(last.map { "queued \($0.queuedDuration) µs, sent \($0.bytesSent) B, dropped \($0.droppedFrames.total)" })")
             throw error
         }
+        // What waited in the send queue went out late, and the output counted it at the write.
+        let lateness = pusher.stats().sendLateness
+        XCTAssertGreaterThan(lateness.packetsLaterThan100ms, 0, "\(lateness)")
+        XCTAssertGreaterThan(lateness.worst, 100_000)
         try pusher.stop()
         try await events.await("stopped") { $0.name == "stopped" }
         let names = await events.names

@@ -12,8 +12,8 @@ struct PacingGate: Sendable {
     let earlyRelease: Int64
 
     private var batchEnd = Int64.min
-    /// When the packet released last was due.
-    private var lastDue = Int64.min
+    /// When the packet released last was due (monotonic µs).
+    private(set) var lastDue = Int64.min
     private(set) var lateness = PacingLateness()
 
     init(earlyRelease: Int64 = PacingScheduler.coalescingWindow) {

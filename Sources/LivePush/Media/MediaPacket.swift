@@ -39,6 +39,9 @@ public struct MediaPacket: Sendable {
     /// `data` is the AVCDecoderConfigurationRecord or the AudioSpecificConfig, sent as an FLV
     /// sequence header. Queues never drop one.
     public var isSequenceHeader: Bool
+    /// When the push's clock made it due (monotonic µs), for a real-time push; `.min` otherwise.
+    /// An output measures how late it wrote the packet against it.
+    var due: Int64 = .min
 
     public var isKeyframe: Bool { importance == .key }
 

@@ -231,6 +231,7 @@ final class RTMPOutput: @unchecked Sendable {
     private func record(_ packet: MediaPacket, bytes: Int) {
         stats.bytesSent += Int64(bytes)
         stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
+        if packet.due != .min { stats.sendLateness.record(monotonicMicroseconds() - packet.due) }
         secondBytes += Int64(bytes)
         if packet.isNeverDropped {
             // A configuration or a cue, not a frame.
@@ -260,7 +261,7 @@ final class RTMPOutput: @unchecked Sendable {
         return lock.withLock {
             OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
                         videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
-                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration)
+                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness)
         }
     }
 

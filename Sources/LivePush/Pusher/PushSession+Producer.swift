@@ -118,7 +118,9 @@ extension PushSession {
                 air.pending = nil
                 if pending.sendsCuesFirst { deliverCues(dueBy: pending.packet.dts, &air) }
                 if let header = pending.header { deliver(header) }
-                deliver(pending.packet)
+                var packet = pending.packet
+                if config.pacing == .realTime { packet.due = air.pacing.lastDue }
+                deliver(packet)
                 return .again
             }
             guard try readUntilPending(&air) else {

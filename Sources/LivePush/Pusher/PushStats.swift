@@ -32,8 +32,12 @@ public struct PushStats: Sendable, Equatable {
     /// Where the sound sent so far ends minus where the pictures end, microseconds of output
     /// time: positive when the sound runs ahead (half an AAC frame or so is normal).
     public var avOffset: Int64 = 0
-    /// How late packets went out against the output clock (real time only).
+    /// How late the producer released packets to the outputs, against the output clock (real
+    /// time only).
     public var lateness = PacingLateness()
+    /// How late the (first) output wrote them to its socket: the release's lateness plus the
+    /// time in the send queue (and any reconnect that held them).
+    public var sendLateness = PacingLateness()
 
     public init() {}
 }
@@ -68,4 +72,6 @@ public struct OutputStats: Sendable, Equatable {
     public var droppedFrames: FrameDrops
     /// Media waiting in this output's queue, microseconds.
     public var queuedDuration: Int64
+    /// How late this output wrote packets to its socket, against the output clock.
+    public var sendLateness: PacingLateness
 }
