@@ -38,6 +38,8 @@ struct ConnectionSetup: Sendable {
         let core = self.core
         let clientGlue = RelayGlueHandler()
         do {
+            // Half-closure lets a FIN travel the relay after the data (see RelayGlueHandler).
+            try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
             try channel.pipeline.syncOperations.addHandler(clientGlue)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
@@ -46,6 +48,7 @@ struct ConnectionSetup: Sendable {
         let upstreamLabel = upstream.description
         return ClientBootstrap(group: channel.eventLoop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.allowRemoteHalfClosure, value: true)
             .connectTimeout(.nanoseconds(connectTimeout.totalNanoseconds))
             .channelInitializer { upstreamChannel in
                 upstreamChannel.eventLoop.makeCompletedFuture {

@@ -126,16 +126,8 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if !finished && !stalled && !inbound.isEmpty {
-            // The client closed (NIO has read everything up to the EOF), but bytes it sent are
-            // still held back by a throttle or latency. They were sent before the close, so they
-            // are delivered now, at once (the pipeline is torn down right after this event).
-            while let delayed = inbound.popFirst() {
-                context.fireChannelRead(wrapInboundOut(delayed.buffer))
-            }
-            inboundBytes = 0
-            context.fireChannelReadComplete()
-        }
+        // The pipeline is torn down right after this event.
+        deliverHeldBytesAtEnd(context)
         finished = true
         cancelTimers()
         while let write = outbound.popFirst() { write.promise?.fail(ChannelError.ioOnClosedChannel) }
@@ -156,7 +148,26 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             rulesChanged(core.rules)
             return
         }
+        if case ChannelEvent.inputClosed = event {
+            // A relay's client sent its FIN (only relays allow half-closure). A stalled path
+            // never carries it: the connection ends as a full close would end it.
+            guard !stalled else { return context.close(promise: nil) }
+            deliverHeldBytesAtEnd(context)
+            core.emit(.clientFinishedSending(connection: connection))
+        }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// The client ended its side (NIO has read everything up to the EOF), but bytes it sent may
+    /// still be held back by a throttle or latency. They were sent before the end, so they are
+    /// delivered now, at once.
+    private func deliverHeldBytesAtEnd(_ context: ChannelHandlerContext) {
+        guard !finished && !stalled && !inbound.isEmpty else { return }
+        while let delayed = inbound.popFirst() {
+            context.fireChannelRead(wrapInboundOut(delayed.buffer))
+        }
+        inboundBytes = 0
+        context.fireChannelReadComplete()
     }
 
     private func cancelTimers() {

@@ -6,6 +6,9 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
     case faultInjected(FaultRule, connection: Int)
     /// Relay mode: the connection to the upstream server is up.
     case upstreamConnected(connection: Int)
+    /// Relay mode: the client ended its side gracefully (a FIN). The relay passes the FIN on
+    /// after the bytes before it, and the connection lasts until the server ends its side too.
+    case clientFinishedSending(connection: Int)
     /// A connection closed, and why ("client closed", "reset by fault refuse@conn=1", ...).
     case closed(connection: Int, reason: String)
     /// Terminating mode: a client started publishing `stream`.
@@ -20,6 +23,7 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
         case .accepted(let c): return "connection \(c): accepted"
         case .faultInjected(let rule, let c): return "connection \(c): fault \(rule)"
         case .upstreamConnected(let c): return "connection \(c): upstream connected"
+        case .clientFinishedSending(let c): return "connection \(c): client finished sending"
         case .closed(let c, let reason): return "connection \(c): closed (\(reason))"
         case .publishStarted(let app, let stream): return "publish started \(app)/\(stream)"
         case .publishEnded(let s):

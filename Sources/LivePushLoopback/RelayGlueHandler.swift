@@ -5,6 +5,13 @@ import NIOCore
 /// side closes the other, unless the client's side was told to leave the upstream open
 /// (``UpstreamOnClientClose``): the upstream side is then orphaned, reads nothing on, writes
 /// nothing, and closes after its hold time. Both channels must share one event loop.
+///
+/// A peer that ends its side gracefully (a FIN: both channels allow remote half-closure) is
+/// relayed as a TCP path relays it: the partner's side is shut for output once everything read
+/// before the FIN is written, and the relay keeps carrying the other direction until that ends
+/// too. Closing the upstream outright instead would drop the stream's last bytes: the server
+/// still sends acknowledgements, the closed socket answers them with a reset, and a server that
+/// gets a reset discards what it had not read yet.
 final class RelayGlueHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -14,6 +21,10 @@ final class RelayGlueHandler: ChannelDuplexHandler {
     private var context: ChannelHandlerContext?
     private var pendingRead = false
     private var partnerClosed = false
+    /// This side's peer has sent its FIN.
+    private var inputClosed = false
+    /// This side has sent its FIN, after everything the partner read.
+    private var outputClosed = false
     /// What to do with the partner when this side closes.
     private var onClose = UpstreamOnClientClose.close
     /// Set on the upstream side once its client side is gone for good.
@@ -47,6 +58,15 @@ final class RelayGlueHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            inputClosed = true
+            guard case .close = onClose, let partner else {
+                // A path left open (or no partner yet) carries no FIN: end this side as before.
+                return context.close(promise: nil)
+            }
+            partner.partnerFinishedSending()
+            return closeIfBothDirectionsEnded(context)
+        }
         if let decision = event as? UpstreamOnClientClose {
             onClose = decision
             // Nothing crosses a dead path in either direction: when the server gives up on its
@@ -63,7 +83,8 @@ final class RelayGlueHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if partner?.partnerIsActive == true { inactiveNote?() }
+        // The partner's peer ending first (and this side only following) is not worth a note.
+        if partner?.partnerIsActive == true, partner?.inputClosed == false { inactiveNote?() }
         switch onClose {
         case .close: partner?.partnerClose()
         case .keepOpen(let hold): partner?.partnerOrphan(closingAfter: hold)
@@ -121,6 +142,21 @@ final class RelayGlueHandler: ChannelDuplexHandler {
         channel.eventLoop.scheduleTask(in: .nanoseconds(hold.totalNanoseconds)) {
             channel.close(promise: nil)
         }
+    }
+
+    /// The partner's peer sent its FIN: send ours once what it sent before is written.
+    private func partnerFinishedSending() {
+        guard let context, !outputClosed else { return }
+        let empty = context.channel.allocator.buffer(capacity: 0)
+        context.writeAndFlush(wrapOutboundOut(empty)).assumeIsolated().whenComplete { [self] _ in
+            outputClosed = true
+            context.close(mode: .output, promise: nil)
+            closeIfBothDirectionsEnded(context)
+        }
+    }
+
+    private func closeIfBothDirectionsEnded(_ context: ChannelHandlerContext) {
+        if inputClosed && outputClosed { context.close(promise: nil) }
     }
 
     private func partnerClose() {

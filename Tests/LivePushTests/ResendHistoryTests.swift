@@ -96,4 +96,19 @@ final class ResendHistoryTests: XCTestCase {
         history.acknowledge(sequenceNumber: 450)
         XCTAssertEqual(history.entries.count, 6)
     }
+
+    /// Cut before any acknowledgement came, the history still starts with the connection's
+    /// first packet, which is often audio: that must not cost the resend (it once did, and the
+    /// push resumed at the next keyframe in the queue, past what the server never got).
+    func testAudioBeforeTheFirstKeyframeCanOpenAConnection() {
+        let audio = MediaPacket(kind: .audio, data: [], dts: 0, pts: 0, importance: .key)
+        let key = MediaPacket(kind: .video, data: [], dts: 0, pts: 0, importance: .key)
+        let delta = MediaPacket(kind: .video, data: [], dts: 40_000, pts: 40_000, importance: .reference)
+        XCTAssertTrue(ResendHistory.canOpenAConnection(with: [audio, key, delta], hasVideo: true))
+        XCTAssertTrue(ResendHistory.canOpenAConnection(with: [key, audio, delta], hasVideo: true))
+        XCTAssertFalse(ResendHistory.canOpenAConnection(with: [audio, delta, key], hasVideo: true))
+        XCTAssertFalse(ResendHistory.canOpenAConnection(with: [audio], hasVideo: true))
+        XCTAssertFalse(ResendHistory.canOpenAConnection(with: [], hasVideo: false))
+        XCTAssertTrue(ResendHistory.canOpenAConnection(with: [audio], hasVideo: false))
+    }
 }

@@ -168,7 +168,7 @@ extension RTMPOutput {
     private func prepareResume(_ resume: inout ResumeState) {
         let resend = resume.history.takeForResend()
         if queue.mode == .backpressure, let first = resend.first,
-           info.video == nil || (first.kind == .video && first.isKeyframe) {
+           ResendHistory.canOpenAConnection(with: resend, hasVideo: info.video != nil) {
             queue.pushFront(resend)
             // What is sent again follows the last timestamp sent by one frame.
             let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000

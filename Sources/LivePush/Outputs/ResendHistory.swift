@@ -78,6 +78,14 @@ struct ResendHistory {
         return entries.map(\.packet)
     }
 
+    /// Whether `packets` (from ``takeForResend()``) can open the next connection: their first
+    /// video frame is a keyframe. Audio may come before it: a connection's first packets often
+    /// are audio, when the history was not cut yet (no acknowledgement came before the loss).
+    static func canOpenAConnection(with packets: [MediaPacket], hasVideo: Bool) -> Bool {
+        guard hasVideo else { return !packets.isEmpty }
+        return packets.first(where: \.isVideoFrame)?.isKeyframe == true
+    }
+
     /// Keeps the newest keyframe that precedes what is unconfirmed, and everything after it.
     private mutating func trim() {
         let confirmed = confirmed

@@ -194,9 +194,16 @@ final class NginxRTMPServer: @unchecked Sendable {
     func recordingDoneMarkerPath(stream: String) -> String { recordingPath(stream: stream) + ".done" }
 
     /// With `recordAppend`: how many publishes of `stream` nginx has closed the recording of.
+    /// A publish nginx refused as "Already publishing" counts too: nginx opens its recording
+    /// before the live module refuses it, and closes it when the refused client goes.
     func closedRecordings(stream: String) -> Int {
         let prefix = "\(stream).flv.closed."
         return ((try? FileManager.default.contentsOfDirectory(atPath: recordDirectory.path)) ?? []).filter { $0.hasPrefix(prefix) }.count
+    }
+
+    /// How many publishes nginx refused because the stream already had a publisher.
+    var alreadyPublishingRefusals: Int {
+        errorLog.components(separatedBy: "live: already publishing").count - 1
     }
 
     /// Waits until nginx has finished writing the recording of `stream` (the publisher has
@@ -225,12 +232,24 @@ final class NginxRTMPServer: @unchecked Sendable {
 
     /// Terminates nginx (SIGTERM, then SIGKILL after 5 s) and waits for it to exit.
     /// Safe to call more than once and from any thread.
+    /// Stops nginx in its tracks (SIGSTOP; it runs as one process): a server too busy to read.
+    /// The kernel still accepts and buffers what is sent to it, up to its receive buffers.
+    func freeze() {
+        kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a frozen nginx run again (SIGCONT).
+    func thaw() {
+        kill(process.processIdentifier, SIGCONT)
+    }
+
     func stop() {
         lock.lock()
         let alreadyStopped = stopped
         stopped = true
         lock.unlock()
         if alreadyStopped { return }
+        thaw()  // a frozen nginx would hold its SIGTERM until SIGKILL
         Self.terminate(process, exitSignal: exitSignal)
     }
 

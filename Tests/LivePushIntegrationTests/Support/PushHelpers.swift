@@ -68,11 +68,11 @@ enum PushHelpers {
         return config
     }
 
-    /// Waits for the first event matching `predicate` (bounded).
-    static func awaitEvent(
-        _ events: AsyncStream<PushEvent>, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (PushEvent) -> Bool
-    ) async throws -> PushEvent {
-        try await withThrowingTaskGroup(of: PushEvent?.self) { group in
+    /// Waits for the first event matching `predicate` (bounded): a push's or a loopback's.
+    static func awaitEvent<Event: Sendable>(
+        _ events: AsyncStream<Event>, timeout: Duration = .seconds(20), _ predicate: @escaping @Sendable (Event) -> Bool
+    ) async throws -> Event {
+        try await withThrowingTaskGroup(of: Event?.self) { group in
             group.addTask {
                 for await event in events where predicate(event) { return event }
                 return nil
