@@ -9,9 +9,9 @@ import NIOCore
 /// A peer that ends its side gracefully (a FIN: both channels allow remote half-closure) is
 /// relayed as a TCP path relays it: the partner's side is shut for output once everything read
 /// before the FIN is written, and the relay keeps carrying the other direction until that ends
-/// too. Closing the upstream outright instead would drop the stream's last bytes: the server
-/// still sends acknowledgements, the closed socket answers them with a reset, and a server that
-/// gets a reset discards what it had not read yet.
+/// too. Closing both sides at the client's FIN instead ended the client's lingering close at
+/// once, while the server had not read the stream's end yet; straight to the server, a
+/// graceful push ends only once the server has closed its side (``RelayNginxTests``).
 final class RelayGlueHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer

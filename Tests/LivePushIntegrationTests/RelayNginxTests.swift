@@ -4,7 +4,8 @@ import LivePushLoopback
 import XCTest
 
 /// The loopback's relay in front of a real nginx must behave as a TCP path does, or the tests
-/// that count frames through it (``FastResumeNginxTests``) count the relay's losses, not ours.
+/// that look at what nginx received once a push through it ended (``FastResumeNginxTests``)
+/// look before nginx has it.
 final class RelayNginxTests: XCTestCase {
     private var nginx: NginxRTMPServer?
     private var loopback: FaultLoopback?

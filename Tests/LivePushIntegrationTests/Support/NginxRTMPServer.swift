@@ -230,8 +230,6 @@ final class NginxRTMPServer: @unchecked Sendable {
     /// nginx's error log (info level) followed by anything it printed to stdout/stderr.
     var errorLog: String { Self.readLog(errorLogPath, consoleLogPath) }
 
-    /// Terminates nginx (SIGTERM, then SIGKILL after 5 s) and waits for it to exit.
-    /// Safe to call more than once and from any thread.
     /// Stops nginx in its tracks (SIGSTOP; it runs as one process): a server too busy to read.
     /// The kernel still accepts and buffers what is sent to it, up to its receive buffers.
     func freeze() {
@@ -243,6 +241,8 @@ final class NginxRTMPServer: @unchecked Sendable {
         kill(process.processIdentifier, SIGCONT)
     }
 
+    /// Terminates nginx (SIGTERM, then SIGKILL after 5 s) and waits for it to exit.
+    /// Safe to call more than once and from any thread.
     func stop() {
         lock.lock()
         let alreadyStopped = stopped
