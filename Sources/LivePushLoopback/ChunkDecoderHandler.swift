@@ -14,8 +14,15 @@ final class ChunkDecoderHandler: ChannelInboundHandler {
     private var bytesReceived: UInt64 = 0
     private var bytesAcknowledged: UInt64 = 0
 
-    init(acknowledgementWindow: UInt32) {
+    private let core: ReceiverCore?
+
+    init(acknowledgementWindow: UInt32, limits: RTMPReceiver.Limits? = nil, core: ReceiverCore? = nil) {
         self.acknowledgementWindow = UInt64(acknowledgementWindow)
+        self.core = core
+        if let limits {
+            decoder.maxBufferedPayloadBytes = limits.maxChunkStreamBytes
+            decoder.maxChunkStreams = limits.maxChunkStreams
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -31,6 +38,9 @@ final class ChunkDecoderHandler: ChannelInboundHandler {
                 if !context.channel.isActive { return }
             }
         } catch {
+            if error.isLimit, let core {
+                core.noteLimit(.chunkStreamBuffers, remote: ReceiverCore.remote(of: context.channel))
+            }
             context.fireErrorCaught(error)
             return
         }

@@ -20,11 +20,8 @@ struct ConnectionSetup: Sendable {
         do {
             try pipeline.addHandler(faults)
             if upstream == nil || faults.hasRTMPLevelRules || faults.endsBeforeRTMP {
-                guard receiverCore.register(channel) else { return channel.close() }
-                try pipeline.addHandler(HandshakeHandler())
-                try pipeline.addHandler(ChunkEncoderHandler())
-                try pipeline.addHandler(ChunkDecoderHandler(acknowledgementWindow: receiverConfiguration.windowAcknowledgementSize))
-                try pipeline.addHandler(RTMPSessionHandler(core: receiverCore, configuration: receiverConfiguration, faults: faults))
+                guard receiverCore.register(channel, limit: receiverConfiguration.limits.maxConnections) else { return channel.close() }
+                try ReceiverPipeline.add(to: pipeline, core: receiverCore, configuration: receiverConfiguration, faults: faults)
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
         } catch {

@@ -11,6 +11,7 @@ final class FLVFileSink {
     struct WriteError: Error, CustomStringConvertible {
         let path: String
         let reason: String
+        var code: Int32 = 0
         var description: String { "\(path): \(reason)" }
     }
 
@@ -22,14 +23,17 @@ final class FLVFileSink {
     private var hasVideo = false
     private var closed = false
 
-    init(path: String, flushThreshold: Int = 256 * 1024) throws {
+    /// With `createNew`, the file must not exist yet (nor be a symlink): nothing that is already
+    /// there is ever truncated or written through.
+    init(path: String, flushThreshold: Int = 256 * 1024, createNew: Bool = false) throws {
         self.path = path
         self.flushThreshold = flushThreshold
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try Self.makeDirectories(String(path[..<slash]))
         }
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+        let mode = createNew ? O_EXCL | O_NOFOLLOW : O_TRUNC
+        fd = open(path, O_WRONLY | O_CREAT | mode | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno)), code: errno) }
         buffer.reserveCapacity(flushThreshold + 64 * 1024)
         // Both flags for now; corrected on close once we know which tracks were present.
         buffer += FLVFileWriter.header(hasAudio: true, hasVideo: true)

@@ -9,10 +9,13 @@ final class HandshakeHandler: ChannelInboundHandler {
 
     private var handshake: RTMPHandshake
     private var pending: [UInt8] = []
+    /// Told once the handshake is done (the connection's time limit for it ends there).
+    private let completed: ((any Channel) -> Void)?
 
-    init(uptimeMs: UInt32 = 0) {
+    init(uptimeMs: UInt32 = 0, completed: ((any Channel) -> Void)? = nil) {
         handshake = RTMPHandshake()
         handshake.uptimeMs = uptimeMs
+        self.completed = completed
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -30,7 +33,7 @@ final class HandshakeHandler: ChannelInboundHandler {
                 case .send(let bytes):
                     context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
                 case .completed:
-                    break
+                    completed?(context.channel)
                 }
             }
             if !pending.isEmpty {

@@ -28,7 +28,7 @@ final class LocalListener: Sendable {
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.backlog, value: 511)  // nginx's default: a burst of connects is not dropped and retried a second later
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(initializer)

@@ -34,6 +34,7 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
         case .receiver(.protocolError(let message)): return "protocol error: \(message)"
         case .receiver(.publishStarted(let app, let stream)): return "publish started \(app)/\(stream)"
         case .receiver(.publishEnded(let s)): return "publish ended \(s.app)/\(s.stream) (\(s.endReason))"
+        case .receiver(.limitReached(let limit, let remote)): return "limit \(limit.rawValue) reached by \(remote)"
         }
     }
 }

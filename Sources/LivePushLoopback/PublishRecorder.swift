@@ -48,8 +48,22 @@ final class PublishRecorder {
         self.stream = stream
         self.remote = remote
         if let recordingPath {
-            sink = try FLVFileSink(path: "\(recordingPath).part-\(publishID)")
+            sink = try Self.createPart(of: recordingPath, publishID: publishID)
             self.recordingPath = recordingPath
+        }
+    }
+
+    /// A new part file, never one that exists (an earlier run's part, or a file someone put
+    /// there): `NAME.flv.part-ID`, else `NAME.flv.part-ID-2` and on.
+    private static func createPart(of recordingPath: String, publishID: Int) throws -> FLVFileSink {
+        var attempt = 1
+        while true {
+            let path = "\(recordingPath).part-\(publishID)" + (attempt == 1 ? "" : "-\(attempt)")
+            do {
+                return try FLVFileSink(path: path, createNew: true)
+            } catch let error as FLVFileSink.WriteError where error.code == EEXIST && attempt < 100 {
+                attempt += 1
+            }
         }
     }
 

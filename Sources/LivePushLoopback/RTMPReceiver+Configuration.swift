@@ -3,7 +3,9 @@ extension RTMPReceiver {
         public var host: String
         /// 0 binds an ephemeral port; read it from `start()` or `port`.
         public var port: Int
-        /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv` (overwriting).
+        /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv`: the stream name
+        /// made a safe file name (``RTMPSessionHandler/fileName(_:)``), written to a file of its own
+        /// and renamed over an older recording of that name when it ends.
         public var recordDirectory: String?
         /// Window Acknowledgement Size sent after connect (the client acknowledges this often).
         public var windowAcknowledgementSize: UInt32
@@ -13,6 +15,8 @@ extension RTMPReceiver {
         public var outgoingChunkSize: UInt32?
         /// When set, a publish must carry a valid `auth_key` (type A) or is rejected.
         public var authentication: PublishAuthentication?
+        /// What one peer may cost (connections, time, memory, names).
+        public var limits: Limits
 
         public init(
             host: String = "127.0.0.1",
@@ -21,8 +25,10 @@ extension RTMPReceiver {
             windowAcknowledgementSize: UInt32 = 2_500_000,
             peerBandwidth: UInt32 = 2_500_000,
             outgoingChunkSize: UInt32? = 4096,
-            authentication: PublishAuthentication? = nil
+            authentication: PublishAuthentication? = nil,
+            limits: Limits = Limits()
         ) {
+            self.limits = limits
             self.authentication = authentication
             self.host = host
             self.port = port

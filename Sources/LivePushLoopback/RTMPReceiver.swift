@@ -1,12 +1,15 @@
 import LivePushWire
 import NIOCore
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An embedded RTMP server that accepts publishers (ffmpeg, librtmp) on a local port, answers
 /// the NetConnection/NetStream commands, and records what it receives to FLV files.
 ///
-/// Pipeline per connection: ``HandshakeHandler`` → ``ChunkEncoderHandler`` (outbound) →
-/// ``ChunkDecoderHandler`` → ``RTMPSessionHandler`` (commands; media to a ``PublishRecorder``).
+/// Pipeline per connection: see ``ReceiverPipeline``; every peer is bounded by
+/// ``Configuration/limits``.
 /// Runs on its own one-thread event loop group. `start()` and `stop()` block the calling thread
 /// briefly; do not call them from the receiver's own event loop.
 public final class RTMPReceiver: Sendable {
@@ -24,19 +27,30 @@ public final class RTMPReceiver: Sendable {
     public func start() throws -> Int {
         let core = self.core
         let configuration = self.configuration
+        let limit = Self.connectionLimit(configuration.limits.maxConnections)
         return try listener.start(host: configuration.host, port: configuration.port) { channel in
-            guard core.register(channel) else {
+            guard core.register(channel, limit: limit) else {
                 return channel.close()
             }
             return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(HandshakeHandler())
-                try channel.pipeline.syncOperations.addHandler(ChunkEncoderHandler())
-                try channel.pipeline.syncOperations.addHandler(
-                    ChunkDecoderHandler(acknowledgementWindow: configuration.windowAcknowledgementSize))
-                try channel.pipeline.syncOperations.addHandler(
-                    RTMPSessionHandler(core: core, configuration: configuration))
+                try ReceiverPipeline.add(to: channel.pipeline.syncOperations, core: core, configuration: configuration)
             }
         }
+    }
+
+    /// `maxConnections`, kept below the process's descriptor limit (raised to its hard limit
+    /// first): past that limit accept fails, for publishers as much as for idle sockets.
+    static func connectionLimit(_ maxConnections: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return maxConnections }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        // Room for the listener, recordings, the rest of the process.
+        let descriptors = Int(clamping: limit.rlim_cur)  // RLIM_INFINITY is the largest value
+        return max(1, min(maxConnections, descriptors - 128))
     }
 
     /// The bound port (0 before `start()`).
@@ -76,7 +90,15 @@ public final class RTMPReceiver: Sendable {
         try await core.waitForPublishEnd(stream: stream, timeout: timeout)
     }
 
-    /// Summaries of all publishes that have ended, oldest first.
+    /// How often each of ``Configuration/limits`` was reached since start.
+    public func limitCounters() -> ReceiverLimitCounters {
+        core.limitCounters()
+    }
+
+    /// Connections open now.
+    public var connectionCount: Int { core.connectionCount }
+
+    /// Summaries of the publishes that have ended (the last 10,000), oldest first.
     public func summaries() -> [PublishSummary] {
         core.summaries()
     }

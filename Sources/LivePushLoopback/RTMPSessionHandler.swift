@@ -16,6 +16,8 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     private var app: String?
     private var objectEncoding: Double = 0
     private var nextStreamID: UInt32 = 1
+    /// Publishes started on this connection (bounded by ``RTMPReceiver/Limits/maxPublishesPerConnection``).
+    private var publishCount = 0
     /// Publishing recorders by message stream id.
     private var publishes: [UInt32: PublishRecorder] = [:]
     /// Fault injection (``FaultLoopback``); nil in a plain ``RTMPReceiver``.
@@ -133,6 +135,15 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         switch command.name {
         case "connect":
             let app = command.commandObject["app"]?.stringValue ?? ""
+            guard isAcceptableName(app) else {
+                context.write(wrapOutboundOut(.command([
+                    .string("_error"), .number(txn), .null,
+                    status("error", "NetConnection.Connect.Rejected", "The app name is longer than \(limits.maxNameBytes) bytes."),
+                ], chunkStreamID: Self.commandChunkStream)), promise: nil)
+                context.flush()
+                context.close(mode: .output, promise: nil)
+                return
+            }
             if let faults, let rule = faults.takeRTMPFault({ $0 == .rejectConnect }) {
                 context.write(wrapOutboundOut(.command([
                     .string("_error"), .number(txn), .null,
@@ -165,13 +176,20 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
         case "releaseStream", "FCPublish":
             if txn != 0 { send([.string("_result"), .number(txn), .null, .undefined], context: context) }
-            if command.name == "FCPublish", let name = command.arguments.first?.stringValue {
+            if command.name == "FCPublish", let name = command.arguments.first?.stringValue, isAcceptableName(name) {
                 send([.string("onFCPublish"), .number(0), .null,
                       status("status", "NetStream.Publish.Start", name)], context: context)
             }
             context.flush()
 
         case "createStream":
+            guard Int(nextStreamID) <= limits.maxStreamsPerConnection else {
+                core.noteLimit(.streamsPerConnection, remote: remote)
+                send([.string("_error"), .number(txn), .null,
+                      status("error", "NetConnection.Call.Failed", "Too many streams on this connection.")], context: context)
+                context.flush()
+                return
+            }
             let id = nextStreamID
             nextStreamID += 1
             send([.string("_result"), .number(txn), .null, .number(Double(id))], context: context)
@@ -182,7 +200,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
         case "FCUnpublish":
             if txn != 0 { send([.string("_result"), .number(txn), .null, .undefined], context: context) }
-            if let name = command.arguments.first?.stringValue {
+            if let name = command.arguments.first?.stringValue, isAcceptableName(name) {
                 let stream = Self.streamName(name)
                 send([.string("onFCUnpublish"), .number(0), .null,
                       status("status", "NetStream.Unpublish.Success", name)], context: context)
@@ -193,7 +211,15 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             context.flush()
 
         case "deleteStream":
-            let id = command.arguments.first?.numberValue.map { UInt32(clamping: Int($0)) } ?? streamID
+            // The id is the peer's double: NaN, infinite or out of range names no stream.
+            var id = streamID
+            if let number = command.arguments.first?.numberValue {
+                guard let exact = Self.streamID(number) else {
+                    core.noteLimit(.numberOutOfRange, remote: remote)
+                    return
+                }
+                id = exact
+            }
             if publishes[id] != nil { endPublish(streamID: id, reason: "deleteStream") }
 
         case "closeStream":
@@ -216,6 +242,15 @@ final class RTMPSessionHandler: ChannelInboundHandler {
 
     private func handlePublish(_ command: RTMPCommand, streamID: UInt32, context: ChannelHandlerContext) {
         let rawName = command.arguments.first?.stringValue ?? ""
+        guard isAcceptableName(rawName) else {
+            refusePublish("The stream name is longer than \(limits.maxNameBytes) bytes.", streamID: streamID, context: context)
+            return
+        }
+        guard publishCount < limits.maxPublishesPerConnection else {
+            core.noteLimit(.publishesPerConnection, remote: remote)
+            refusePublish("Too many publishes on this connection.", streamID: streamID, context: context)
+            return
+        }
         let stream = Self.streamName(rawName)
         let app = self.app ?? ""
         if let faults, let rule = faults.takeRTMPFault({ if case .rejectPublish = $0 { true } else { false } }),
@@ -252,6 +287,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             }
         }
         if publishes[streamID] != nil { endPublish(streamID: streamID, reason: "republish") }
+        publishCount += 1
         context.write(wrapOutboundOut(.streamBegin(streamID: streamID)), promise: nil)
 
         let publishID = core.publishStarted(app: app, stream: stream)
@@ -283,6 +319,29 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         }
     }
 
+    private var limits: RTMPReceiver.Limits { configuration.limits }
+
+    /// Whether an app or stream name from the peer is short enough to use (and ever echo).
+    private func isAcceptableName(_ name: String) -> Bool {
+        if name.utf8.count <= limits.maxNameBytes { return true }
+        core.noteLimit(.nameTooLong, remote: remote)
+        return false
+    }
+
+    private func refusePublish(_ description: String, streamID: UInt32, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.command([
+            .string("onStatus"), .number(0), .null,
+            status("error", "NetStream.Publish.BadName", description),
+        ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
+        context.flush()
+    }
+
+    /// A message stream id from an AMF0 number: a whole number from 0 to 2^32 − 1, else nil.
+    static func streamID(_ number: Double) -> UInt32? {
+        guard number.isFinite, number >= 0, number <= Double(UInt32.max), number.rounded(.towardZero) == number else { return nil }
+        return UInt32(number)
+    }
+
     /// A command payload that starts like a reply but cannot be decoded: a string marker whose
     /// length runs past the end, then bytes that are no AMF0 type marker.
     static func malformedAMF(replacing payload: [UInt8]) -> [UInt8] {
@@ -302,10 +361,31 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         String(raw.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
     }
 
-    /// A file name for a stream name: path separators and dot-dot removed.
+    /// A safe file name for a stream name: every character that is not plainly printable or
+    /// could reach outside the directory (NUL, which would cut the path at `open`; `/`, `\`;
+    /// control and format characters, such as bidi overrides) becomes `_`, a leading dot gets a
+    /// `_` before it (no hidden files, no `..`), and a name longer than 160 bytes is cut and
+    /// ends in a hash of the whole, so it stays unique and within a file system's 255.
     static func fileName(_ stream: String) -> String {
-        var name = String(stream.map { $0 == "/" || $0 == "\\" ? "_" : $0 })
+        var name = String(String.UnicodeScalarView(stream.unicodeScalars.map { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+                return "_"
+            default:
+                return scalar == "/" || scalar == "\\" ? "_" : scalar
+            }
+        }))
         if name.isEmpty || name.hasPrefix(".") { name = "_" + name }
+        if name.utf8.count > 160 {
+            var cut = ""
+            for character in name {
+                if cut.utf8.count + character.utf8.count > 140 { break }
+                cut.append(character)
+            }
+            // FNV-1a: a stable, dependency-free digest; uniqueness among names, not secrecy.
+            let hash = stream.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+            name = cut + "-" + String(hash, radix: 16)
+        }
         return name
     }
 }

@@ -22,9 +22,21 @@ final class ReceiverCore: Sendable {
         /// Stream names still held by a publisher whose connection died silently, until when
         /// (nil: until the receiver stops).
         var heldStreams: [String: NIODeadline?] = [:]
-        var channels: [ObjectIdentifier: any Channel] = [:]
+        var channels: [ObjectIdentifier: Connection] = [:]
+        var nextConnection = 0
+        var limitCounters = ReceiverLimitCounters()
         var stopped = false
     }
+
+    struct Connection {
+        var channel: any Channel
+        /// Accept order: at the cap, the oldest connection still in its handshake makes room.
+        var number: Int
+        var handshakeDone = false
+    }
+
+    /// Summaries kept for ``summaries()`` and waiters; older ones are dropped first.
+    static let keptSummaries = 10_000
 
     private let state = Locked(State())
     /// Sees every event (the ``FaultLoopback`` republishes them).
@@ -100,9 +112,13 @@ final class ReceiverCore: Sendable {
     func publishEnded(_ summary: PublishSummary) {
         let resumed: [Waiter] = state.withLock { s in
             s.summaries.append(summary)
+            if s.summaries.count > Self.keptSummaries { s.summaries.removeFirst(s.summaries.count - Self.keptSummaries) }
             if let n = s.activePublishes[summary.stream] {
                 s.activePublishes[summary.stream] = n > 1 ? n - 1 : nil
             }
+            // The newest publish matters only while one of that name is open (its recorder asks
+            // when it ends); forgetting it then keeps the table as small as what is on air.
+            if s.activePublishes[summary.stream] == nil { s.newestPublish[summary.stream] = nil }
             let ids = s.waiters.filter { $0.value.stream == summary.stream }.map(\.key)
             return ids.compactMap { s.waiters.removeValue(forKey: $0) }
         }
@@ -177,26 +193,73 @@ final class ReceiverCore: Sendable {
 
     // MARK: Channels and lifecycle
 
-    /// Returns false (and the caller closes the channel) once stopped.
-    func register(_ channel: any Channel) -> Bool {
-        let ok = state.withLock { s in
-            if s.stopped { return false }
-            s.channels[ObjectIdentifier(channel)] = channel
-            return true
-        }
-        if ok {
-            channel.closeFuture.whenComplete { [weak self] _ in
-                self?.state.withLock { _ = $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
+    /// Returns false (and the caller closes the channel) once stopped, or when `limit`
+    /// connections are open and none of them is still in its handshake. At the limit, the
+    /// oldest connection in its handshake is closed to make room.
+    func register(_ channel: any Channel, limit: Int = .max) -> Bool {
+        enum Outcome { case accepted, evicting(any Channel), refused, stopped }
+        let outcome: Outcome = state.withLock { s in
+            if s.stopped { return .stopped }
+            var outcome = Outcome.accepted
+            if s.channels.count >= limit {
+                guard let oldest = s.channels.values.filter({ !$0.handshakeDone }).min(by: { $0.number < $1.number }) else {
+                    s.limitCounters.note(.connectionRefused)
+                    return .refused
+                }
+                s.channels[ObjectIdentifier(oldest.channel)] = nil
+                s.limitCounters.note(.connectionEvicted)
+                outcome = .evicting(oldest.channel)
             }
+            s.nextConnection += 1
+            s.channels[ObjectIdentifier(channel)] = Connection(channel: channel, number: s.nextConnection)
+            return outcome
         }
-        return ok
+        switch outcome {
+        case .stopped:
+            return false
+        case .refused:
+            emit(.limitReached(.connectionRefused, remote: Self.remote(of: channel)))
+            return false
+        case .evicting(let oldest):
+            emit(.limitReached(.connectionEvicted, remote: Self.remote(of: oldest)))
+            oldest.close(promise: nil)
+        case .accepted:
+            break
+        }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLock { _ = $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
+        }
+        return true
+    }
+
+    /// The connection finished its handshake: it no longer makes room for new ones.
+    func handshakeCompleted(_ channel: any Channel) {
+        state.withLock { $0.channels[ObjectIdentifier(channel)]?.handshakeDone = true }
+    }
+
+    /// Counts a limit a peer reached and reports it.
+    func noteLimit(_ limit: ReceiverLimit, remote: String) {
+        state.withLock { $0.limitCounters.note(limit) }
+        emit(.limitReached(limit, remote: remote))
+    }
+
+    func limitCounters() -> ReceiverLimitCounters {
+        state.withLock { $0.limitCounters }
+    }
+
+    /// Connections open now.
+    var connectionCount: Int { state.withLock { $0.channels.count } }
+
+    static func remote(of channel: any Channel) -> String {
+        guard let address = channel.remoteAddress else { return "?" }
+        return "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
     }
 
     /// Marks the core stopped and returns the open channels.
     func beginStop() -> [any Channel] {
         state.withLock { s in
             s.stopped = true
-            return Array(s.channels.values)
+            return s.channels.values.map(\.channel)
         }
     }
 

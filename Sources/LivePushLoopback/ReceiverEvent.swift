@@ -12,4 +12,7 @@ public enum ReceiverEvent: Sendable {
     /// A protocol violation or I/O problem; the connection concerned is closed (except for
     /// recording errors, after which recording stops but the publish goes on).
     case protocolError(String)
+    /// A peer reached a bound of ``RTMPReceiver/Limits``: its connection or request was refused
+    /// or closed (see ``ReceiverLimit``).
+    case limitReached(ReceiverLimit, remote: String)
 }

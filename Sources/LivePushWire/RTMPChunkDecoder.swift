@@ -12,6 +12,13 @@ public struct RTMPChunkDecoder: Sendable {
     /// Largest message accepted (the 24-bit length field allows up to 16 MiB − 1).
     public var maxMessageSize: Int = 0xFF_FFFF
     public var appliesProtocolControl = true
+    /// Largest sum of the partial messages held across all chunk streams, and most chunk streams
+    /// held at once. A peer chooses how many chunk streams it interleaves (up to 65,599) and how
+    /// long each message is, so without these a connection could hold gigabytes unfinished.
+    public var maxBufferedPayloadBytes: Int = .max
+    public var maxChunkStreams: Int = .max
+    /// Bytes of partial messages held across all chunk streams.
+    public private(set) var bufferedPayloadBytes = 0
 
     struct ChunkStreamState: Sendable {
         var timestamp: UInt32 = 0          // absolute timestamp of the current / last message
@@ -47,6 +54,7 @@ public struct RTMPChunkDecoder: Sendable {
     /// Discards the partially received message on a chunk stream (Abort message).
     public mutating func abort(chunkStreamID: UInt32) {
         if var state = streams[chunkStreamID] {
+            bufferedPayloadBytes -= state.payload.count
             state.payload = []
             state.received = 0
             streams[chunkStreamID] = state
@@ -108,13 +116,20 @@ public struct RTMPChunkDecoder: Sendable {
             p += 2
         }
 
+        if streams[csid] == nil && streams.count >= maxChunkStreams {
+            throw RTMPChunkError("more than \(maxChunkStreams) chunk streams", isLimit: true)
+        }
         var state = streams[csid] ?? ChunkStreamState()
         let startsMessage = state.received == 0
+        // Partial bytes this chunk drops (a new header mid-message) or completes; counted once
+        // the chunk is whole, as every state change here is.
+        var released = 0
         if fmt != 0 && !state.hasHeader {
             throw RTMPChunkError("fmt \(fmt) chunk on chunk stream \(csid) without a previous header")
         }
         if fmt != 3 && !startsMessage {
             // A new header in the middle of a message: the peer abandoned the message.
+            released += state.payload.count
             state.payload = []
             state.received = 0
         }
@@ -164,13 +179,18 @@ public struct RTMPChunkDecoder: Sendable {
         }
         let take = min(chunkSize, state.length - state.received)
         guard end - p >= take else { return nil }
+        if bufferedPayloadBytes - released + take > maxBufferedPayloadBytes {
+            throw RTMPChunkError("partial messages would hold more than \(maxBufferedPayloadBytes) bytes", isLimit: true)
+        }
         streams[csid] = nil  // keep `state.payload` uniquely referenced so appends do not copy
         state.payload.append(contentsOf: buffer[p..<(p + take)])
         state.received += take
         p += take
 
+        bufferedPayloadBytes += take - released
         var message: RTMPMessage?
         if state.received >= state.length {
+            bufferedPayloadBytes -= state.payload.count
             message = RTMPMessage(
                 typeID: state.typeID, streamID: state.streamID, timestamp: state.timestamp,
                 chunkStreamID: csid, payload: state.payload)

@@ -268,13 +268,14 @@ final class SignalHandler: Sendable {
     func cancel() { source.value.cancel() }
 }
 
-/// Turns Ctrl-C into a graceful stop: the server finalises the stream.
+/// Turns Ctrl-C (SIGINT) and SIGTERM (a service manager's stop) into a graceful stop: the
+/// server finalises the stream, recordings are closed whole.
 final class InterruptHandler: Sendable {
-    private let handler: SignalHandler
+    private let handlers: [SignalHandler]
 
-    init(_ body: @escaping @Sendable () -> Void) { handler = SignalHandler(SIGINT, body) }
+    init(_ body: @escaping @Sendable () -> Void) { handlers = [SignalHandler(SIGINT, body), SignalHandler(SIGTERM, body)] }
 
-    func cancel() { handler.cancel() }
+    func cancel() { handlers.forEach { $0.cancel() } }
 }
 
 struct UncheckedBox<T>: @unchecked Sendable {

@@ -4,7 +4,14 @@ import LivePushLoopback
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the embedded RTMP receiver on 127.0.0.1 and record what is published to it."
+        abstract: "Run the embedded RTMP receiver on 127.0.0.1 and record what is published to it.",
+        discussion: """
+        Every peer is bounded (README "The embedded receiver's limits"): a connection must finish \
+        its handshake in --handshake-timeout and is closed after --idle-timeout without a byte; at \
+        --max-connections a new connection replaces the oldest one still in its handshake, or is \
+        refused. Each limit reached prints a line; at the end a line counts them. SIGINT and SIGTERM \
+        stop gracefully (open recordings are closed whole).
+        """
     )
 
     @Option(help: "Port to listen on (0 picks a free one).")
@@ -16,8 +23,30 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Listen address; loopback by default.")
     var host = "127.0.0.1"
 
+    @Option(name: .customLong("max-connections"), help: "Connections open at once.")
+    var maxConnections = RTMPReceiver.Limits().maxConnections
+
+    @Option(name: .customLong("handshake-timeout"), help: "Seconds a connection has to finish the RTMP handshake.")
+    var handshakeTimeout = 10.0
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds without a byte from a peer before its connection is closed.")
+    var idleTimeout = 60.0
+
+    func validate() throws {
+        if port < 0 || port > 65_535 { throw ValidationError("--port must be a port number (0 picks a free one)") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
+        for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--idle-timeout", idleTimeout)]
+        where !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(name) must be seconds, more than 0 and at most 86400")
+        }
+    }
+
     func run() async throws {
-        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record))
+        var limits = RTMPReceiver.Limits()
+        limits.maxConnections = maxConnections
+        limits.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
+        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record, limits: limits))
         let events = receiver.events
         let bound: Int
         do {
@@ -36,7 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
             case .publishEnded(let summary): Console.line("publish ended \(summary.app)/\(summary.stream): " + summary.text)
             case .disconnected(let remote): Console.line("disconnected \(remote)")
             case .protocolError(let message): Console.line("protocol error: \(message)")
+            case .limitReached(let limit, let remote): Console.line("limit \(limit.rawValue) reached by \(remote)")
             }
         }
+        Console.line("limits reached: \(receiver.limitCounters())")
     }
 }

@@ -85,6 +85,7 @@ final class ReceiverTests: XCTestCase {
             case .publishEnded(let s): return "ended:\(s.stream)"
             case .disconnected: return "disconnected"
             case .protocolError(let e): return "error:\(e)"
+            case .limitReached(let limit, _): return "limit:\(limit)"
             }
         }
         XCTAssertEqual(kinds, ["connected:live", "started:test", "ended:test"])

@@ -53,6 +53,9 @@ final class RunningCLI: @unchecked Sendable {
         return nil
     }
 
+    var processIdentifier: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
     /// SIGINT, as Ctrl-C or an orchestrator's stop would send.
     func interrupt() { process.interrupt() }
 

@@ -1,0 +1,1 @@
+../../LivePushTests/RawRTMPClient.swift
