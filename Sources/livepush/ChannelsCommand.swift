@@ -38,6 +38,9 @@ struct ChannelsCommand: AsyncParsableCommand {
             if let control { settings.control = control }
             if let token = ProcessInfo.processInfo.environment["LIVEPUSH_CONTROL_TOKEN"], !token.isEmpty { settings.token = token }
             try settings.validate()
+            if let address = settings.control.flatMap(ChannelsConfig.hostAndPort) {
+                try ControlAccessPolicy.checkBinding(host: address.host, token: settings.token)
+            }
             manager = try ChannelManager(config: settings, logger: logger)
         } catch let error as LivePushError {
             Console.error("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n")
@@ -54,8 +57,8 @@ struct ChannelsCommand: AsyncParsableCommand {
         }
         var server: Task<Void, Never>?
         if let address = settings.control.flatMap(ChannelsConfig.hostAndPort) {
-            let api = ChannelsControlServer(manager: manager, token: settings.token,
-                                            directory: URL(fileURLWithPath: config).deletingLastPathComponent().path)
+            let root = try settings.mediaRoot ?? MediaRoot(URL(fileURLWithPath: config).deletingLastPathComponent().path)
+            let api = ChannelsControlServer(manager: manager, token: settings.token, root: root)
             server = Task {
                 do {
                     try await api.run(host: address.host, port: address.port) { port in

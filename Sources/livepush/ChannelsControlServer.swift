@@ -6,17 +6,21 @@ import Logging
 /// The control API of `livepush channels` (HTTP with JSON, Hummingbird), with `/metrics`
 /// (Prometheus text), `/healthz` and `/readyz`. With a token, every `/channels` request needs
 /// `Authorization: Bearer TOKEN` (401 otherwise); metrics and health stay open for scrapers
-/// and probes. An unknown channel gets 404, a bad body 400, both `{"error": {code, hex, name,
+/// and probes. Every request passes ``ControlAccessMiddleware`` first (403 for a foreign
+/// `Origin` or `Host`, 415 for a body that is not JSON), and every path resolves inside the
+/// media root. An unknown channel gets 404, a bad body 400, both `{"error": {code, hex, name,
 /// message}}`; nothing is changed by a refused request.
 struct ChannelsControlServer {
     let manager: ChannelManager
     let token: String?
-    /// Relative paths in added channels are resolved against it (the configuration's).
-    let directory: String
+    /// Where the paths of added channels and clips must lie (the configuration's media root).
+    let root: MediaRoot
     static let maxBodyBytes = 64 * 1024
 
     func run(host: String, port: Int, ready: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
+        let access = ControlAccessPolicy(host: host, port: port)
+        router.add(middleware: ControlAccessMiddleware(policy: access))
         let metrics = ChannelMetrics()
         router.get("/healthz") { _, _ in json(.object([("ok", .bool(true))])) }
         router.get("/readyz") { _, _ in
@@ -34,7 +38,7 @@ struct ChannelsControlServer {
                 guard case .string(let id) = object["id"] else {
                     throw LivePushError(.channelConfigInvalid, "field \"id\": is missing or not a string")
                 }
-                let spec = try ChannelSpec(json: object, name: id, relativeTo: directory)
+                let spec = try ChannelSpec(json: object, name: id, root: root)
                 let channel = try manager.add(spec, start: spec.autostart)
                 return json(describe(channel.snapshot), status: .created)
             }
@@ -66,8 +70,7 @@ struct ChannelsControlServer {
         }
         channels.post(":id/schedule-now") { request, context in
             try await withPlayout(request, context) { control, body throws(LivePushError) in
-                let clip = try PlayoutSchedule.Clip(json: body, relativeTo: directory)
-                control.scheduleNow(clip)
+                control.scheduleNow(try PlayoutControlServer.clip(body, root: root))
             }
         }
         channels.post(":id/skip") { request, context in
@@ -109,7 +112,10 @@ struct ChannelsControlServer {
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                              onServerRunning: { channel in ready(channel.localAddress?.port ?? port) }, logger: quiet)
+                              onServerRunning: { channel in
+                                  access.port = channel.localAddress?.port ?? port
+                                  ready(access.port)
+                              }, logger: quiet)
         try await app.runService(gracefulShutdownSignals: [])
     }
 

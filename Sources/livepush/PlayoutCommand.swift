@@ -55,6 +55,9 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Option(help: "Serve the timeline controls (schedule-now, skip, append) over HTTP with JSON on HOST:PORT, e.g. 127.0.0.1:8089 (port 0: any free port; the address is printed).")
     var control: String?
 
+    @Option(name: .customLong("control-token"), help: "The bearer token --control asks for (Authorization: Bearer TOKEN); default: the LIVEPUSH_CONTROL_TOKEN environment variable. Required when --control is not a loopback address.")
+    var controlToken: String?
+
     @OptionGroup(title: "Cues, breaks and blackouts")
     var cues: CueOptions
 
@@ -67,6 +70,13 @@ struct PlayoutCommand: AsyncParsableCommand {
         if !(frameRate > 0 && frameRate <= 120) { throw ValidationError("--frame-rate must be between 0 and 120") }
         if ![44_100, 48_000].contains(sampleRate) { throw ValidationError("--sample-rate must be 44100 or 48000") }
         if control != nil && controlAddress == nil { throw ValidationError("--control must be HOST:PORT") }
+        if !(cuePreroll >= 0 && cuePreroll <= 3600) { throw ValidationError("--cue-preroll must be seconds from 0 to 3600") }
+    }
+
+    /// The token --control asks for: the option, else the environment's (an empty one is none).
+    private var token: String? {
+        let token = controlToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_CONTROL_TOKEN"]
+        return token?.isEmpty == false ? token : nil
     }
 
     private var controlAddress: (host: String, port: Int)? {
@@ -84,12 +94,15 @@ struct PlayoutCommand: AsyncParsableCommand {
 
     func run() async throws {
         let plan: PlayoutSchedule
-        do {
-            guard let data = FileManager.default.contents(atPath: schedule) else {
-                throw LivePushError(.fileNotFound, schedule)
+        var root: MediaRoot?
+        do throws(LivePushError) {
+            guard FileManager.default.fileExists(atPath: schedule) else { throw LivePushError(.fileNotFound, schedule) }
+            plan = try PlayoutSchedule(contentsOfFile: schedule)
+            if let address = controlAddress {
+                try ControlAccessPolicy.checkBinding(host: address.host, token: token)
+                root = try MediaRoot(URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
             }
-            plan = try PlayoutSchedule(json: data, relativeTo: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
-        } catch let error as LivePushError {
+        } catch {
             throw failure(error, json: json)
         }
         var options = PlayoutOptions()
@@ -125,9 +138,9 @@ struct PlayoutCommand: AsyncParsableCommand {
         } catch {
             throw failure(error, json: json)
         }
-        let server = controlAddress.map { address in
+        let server = controlAddress.flatMap { address in root.map { (address, $0) } }.map { address, root in
             let json = json
-            let server = PlayoutControlServer(control: playout, directory: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
+            let server = PlayoutControlServer(control: playout, root: root, token: token)
             return Task {
                 do {
                     try await server.run(host: address.host, port: address.port) { port in

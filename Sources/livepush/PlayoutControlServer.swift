@@ -15,15 +15,20 @@ import Logging
 ///
 /// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
 /// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
-/// Sources are resolved against `directory` (the schedule's).
+/// Sources resolve inside `root` (the schedule's directory). With a token every request needs
+/// `Authorization: Bearer TOKEN`; every request passes ``ControlAccessMiddleware`` first.
 struct PlayoutControlServer {
     let control: PlayoutControl
-    let directory: String
+    let root: MediaRoot
+    let token: String?
     static let maxBodyBytes = 64 * 1024
 
     /// Serves until the task is cancelled; `ready` gets the bound port.
     func run(host: String, port: Int, ready: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
+        let access = ControlAccessPolicy(host: host, port: port)
+        router.add(middleware: ControlAccessMiddleware(policy: access))
+        router.add(middleware: BearerTokenMiddleware(token: token))
         router.get("/timeline") { _, _ in json(timeline) }
         router.post("/skip") { _, _ in
             control.skip()
@@ -67,7 +72,10 @@ struct PlayoutControlServer {
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical  // stdout carries the channel's events
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
-                              onServerRunning: { channel in ready(channel.localAddress?.port ?? port) }, logger: quiet)
+                              onServerRunning: { channel in
+                                  access.port = channel.localAddress?.port ?? port
+                                  ready(access.port)
+                              }, logger: quiet)
         try await app.runService(gracefulShutdownSignals: [])
     }
 
@@ -84,10 +92,21 @@ struct PlayoutControlServer {
             return refusal(LivePushError(.controlRequestInvalid, "the body is missing or larger than \(Self.maxBodyBytes) bytes"))
         }
         do throws(LivePushError) {
-            return body(try PlayoutSchedule.Clip(json: Data(buffer.readableBytesView), relativeTo: directory))
+            return body(try Self.clip(Data(buffer.readableBytesView), root: root))
         } catch {
             return refusal(error)
         }
+    }
+
+    /// A clip from a request's body, its source a readable regular file inside `root`.
+    static func clip(_ body: Data, root: MediaRoot) throws(LivePushError) -> PlayoutSchedule.Clip {
+        var clip = try PlayoutSchedule.Clip(json: body, relativeTo: root.path)
+        do throws(LivePushError) {
+            clip.source = try root.fileToRead(clip.source)
+        } catch {
+            throw LivePushError(.pathOutsideMediaRoot, "entry \"\(clip.id)\", field \"source\": \(error.detail ?? error.message)")
+        }
+        return clip
     }
 
     /// The optional `{"duration": SECONDS}` of a blackout (an empty body: until ended).

@@ -16,11 +16,14 @@ final class ChannelsTests: NginxTestCase {
         return path
     }
 
-    private func request(_ url: String, method: String = "GET", body: String? = nil, token: String? = nil) async throws
-        -> (status: Int, json: Any?, text: String) {
+    /// A request as a client of the API makes it: a body goes as JSON unless `headers` say otherwise.
+    private func request(_ url: String, method: String = "GET", body: String? = nil, token: String? = nil,
+                         headers: [String: String] = [:]) async throws -> (status: Int, json: Any?, text: String) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, try? JSONSerialization.jsonObject(with: data),
@@ -63,7 +66,8 @@ final class ChannelsTests: NginxTestCase {
     func testTheControlAPIDrivesChannelsAgainstNginx() async throws {
         try PlayoutClip.a.make(in: dir, seconds: 10)
         try PlayoutClip.y.make(in: dir, seconds: 3)  // white: unmistakable at the channel's 1280x720
-        _ = try write(#"{"content": [{"id": "a", "source": "A.mp4", "in": 0, "out": 10}]}"#, to: "schedule.json")
+        // Looped, so that a slow machine cannot reach the schedule's end before the test is done with it.
+        _ = try write(#"{"loop": "forever", "content": [{"id": "a", "source": "A.mp4", "in": 0, "out": 10}]}"#, to: "schedule.json")
         let config = try write("""
         {"control": "127.0.0.1:0", "token": "\(token)",
          "channels": [{"id": "p", "playout": "schedule.json", "outputs": ["\(server.url(stream: "p-a"))", "\(server.url(stream: "p-b"))"]}]}
@@ -119,7 +123,7 @@ final class ChannelsTests: NginxTestCase {
             if let entry = (channel.json as? [String: Any])?["entry"] as? String, entry != entries.last { entries.append(entry) }
             try await Task.sleep(for: .milliseconds(50))
         }
-        XCTAssertEqual(entries.suffix(2), ["now", "a"], "the API shows the entry on air")
+        XCTAssertEqual(entries.suffix(2), ["now", "a"], "the API shows the entry on air\n\(cli.standardError)")
 
         // Remove the playout channel's second output: nginx sees that stream end, the first goes on.
         let removed = try await request(base + "/channels/p/outputs/1", method: "DELETE", token: token)
@@ -165,5 +169,122 @@ final class ChannelsTests: NginxTestCase {
         let exit = await cli.awaitExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0)
         _ = try await server.awaitRecording(stream: "p-a")
+    }
+
+    func testHostileCallersAreRefusedAndTheProcessStaysUp() async throws {
+        // Beyond loopback without a token: refused at start, with a code (an empty token is none).
+        let open = try write(#"{"control": "0.0.0.0:0", "channels": []}"#, to: "open.json")
+        for environment in [[:], ["LIVEPUSH_CONTROL_TOKEN": ""]] {
+            let refused = try LivePushCLI.run(["channels", open], timeout: 30, environment: environment)
+            XCTAssertEqual(refused.exitCode, 1, refused.summary)
+            XCTAssertTrue(refused.stderrString.contains("805504516"), refused.stderrString)
+        }
+
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        _ = try write(#"{"content": [{"id": "a", "source": "A.mp4", "in": 0, "out": 10}]}"#, to: "schedule.json")
+        let outside = try TestMedia.makeTemporaryDirectory(prefix: "outside-root")
+        defer { TestMedia.removeTemporaryDirectory(outside) }
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("zero.json").path, withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("out").path, withDestinationPath: outside.path)
+        let config = try write("""
+        {"control": "127.0.0.1:0", "token": "\(token)",
+         "channels": [{"id": "p", "playout": "schedule.json", "outputs": ["\(server.url(stream: "hp"))"]},
+                      {"id": "f", "input": "A.mp4", "loop": "forever", "record": "f.flv", "autostart": false,
+                       "outputs": ["\(server.url(stream: "hf"))"]}]}
+        """, to: "channels.json")
+        let cli = try RunningCLI(["channels", config, "--log-format", "json"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the API never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        let port = try XCTUnwrap(URL(string: base)?.port)
+        func code(_ answer: (status: Int, json: Any?, text: String)) -> Int? {
+            ((answer.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int
+        }
+
+        // What a web page could send cross-site without a preflight: a text/plain body.
+        let plain = try await request(base + "/channels/p/schedule-now", method: "POST", body: #"{"id": "x", "source": "A.mp4", "in": 0, "out": 1}"#,
+                                      token: token, headers: ["Content-Type": "text/plain"])
+        XCTAssertEqual(plain.status, 415, plain.text)
+        XCTAssertEqual(code(plain), 805504518)
+        // A foreign Origin, and a Host that is not the API's (DNS rebinding): 403, even with the token.
+        for headers in [["Origin": "http://evil.example"], ["Origin": "http://127.0.0.1:\(port + 1)"], ["Host": "evil.example:\(port)"]] {
+            let forbidden = try await request(base + "/channels/f/start", method: "POST", token: token, headers: headers)
+            XCTAssertEqual(forbidden.status, 403, "\(headers): \(forbidden.text)")
+            XCTAssertEqual(code(forbidden), 805504517)
+        }
+        let sameOrigin = try await request(base + "/channels", token: token, headers: ["Origin": "http://127.0.0.1:\(port)"])
+        XCTAssertEqual(sameOrigin.status, 200, "the API's own origin is served")
+
+        // Numbers no Int64 holds, in every reader: 400 naming the field.
+        for (path, body, field) in [
+            ("/channels/p/schedule-now", #"{"id": "x", "source": "A.mp4", "in": 0, "out": 1e300}"#, #"field \"out\""#),
+            ("/channels/p/schedule-now", #"{"id": "x", "source": "A.mp4", "in": -1e300, "out": 1}"#, #"field \"in\""#),
+            ("/channels/p/blackout", #"{"duration": 1e300}"#, "duration"),
+            ("/channels", #"{"id": "n", "input": "A.mp4", "loop": 1e300, "outputs": ["rtmp://127.0.0.1/live/n"]}"#, #"field \"loop\""#),
+        ] {
+            let answer = try await request(base + path, method: "POST", body: body, token: token)
+            XCTAssertEqual(answer.status, 400, "\(body): \(answer.text)")
+            XCTAssertNotNil(code(answer), answer.text)
+            XCTAssertTrue(answer.text.contains(field), "\(field): \(answer.text)")
+        }
+
+        // Paths: /dev/zero (directly and through a symlink in the root), files and recordings outside the root.
+        for (body, field) in [
+            (#"{"id": "z", "playout": "/dev/zero", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "playout"),
+            (#"{"id": "z", "playout": "zero.json", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "playout"),
+            (#"{"id": "z", "input": "/etc/hostname", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "input"),
+            (#"{"id": "z", "input": "A.mp4", "record": "\#(outside.path)/evil.flv", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "record"),
+            (#"{"id": "z", "input": "A.mp4", "record": "../evil.flv", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "record"),
+            (#"{"id": "z", "input": "A.mp4", "record": "out/evil.flv", "outputs": ["rtmp://127.0.0.1/live/z"]}"#, "record"),
+        ] {
+            let answer = try await request(base + "/channels", method: "POST", body: body, token: token)
+            XCTAssertEqual(answer.status, 400, "\(body): \(answer.text)")
+            XCTAssertTrue(answer.text.contains(#"field \"\#(field)\""#), answer.text)
+        }
+        let clipOutside = try await request(base + "/channels/p/schedule-now", method: "POST",
+                                            body: #"{"id": "x", "source": "/etc/hostname", "in": 0, "out": 1}"#, token: token)
+        XCTAssertEqual(clipOutside.status, 400, clipOutside.text)
+        XCTAssertEqual(code(clipOutside), 805504519)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "nothing written outside the root")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.deletingLastPathComponent().appendingPathComponent("evil.flv").path))
+
+        // 20 concurrent starts of one channel: one publish; stop ends it.
+        var start = URLRequest(url: try XCTUnwrap(URL(string: base + "/channels/f/start")))
+        start.httpMethod = "POST"
+        start.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let startRequest = start
+        let starts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { ((try await URLSession.shared.data(for: startRequest)).1 as? HTTPURLResponse)?.statusCode ?? 0 }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        XCTAssertEqual(starts.filter { $0 == 202 }.count, 1, "\(starts)")
+        XCTAssertEqual(starts.filter { $0 == 400 }.count, 19, "\(starts)")
+        let publishing = await awaitPublishing("hf")
+        XCTAssertTrue(publishing)
+        let stopped = try await request(base + "/channels/f/stop", method: "POST", token: token)
+        XCTAssertEqual(stopped.status, 202)
+        _ = try await server.awaitRecording(stream: "hf")
+        XCTAssertEqual(server.errorLog.components(separatedBy: "publish: name='hf'").count - 1, 1, "exactly one publish: \(server.errorLog)")
+        XCTAssertEqual(server.alreadyPublishingRefusals, 0)
+
+        // A restart records to a new file: the first recording is kept whole.
+        let firstRecording = try Data(contentsOf: dir.appendingPathComponent("f.flv"))
+        XCTAssertGreaterThan(firstRecording.count, 0)
+        let restarted = try await request(base + "/channels/f/restart", method: "POST", token: token)
+        XCTAssertEqual(restarted.status, 202, restarted.text)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("f-1.flv").path), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("f-1.flv").path), "the restart rotates the recording")
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("f.flv")), firstRecording)
+
+        let health = try await request(base + "/healthz")
+        XCTAssertEqual(health.status, 200, "still serving")
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0)
     }
 }

@@ -27,7 +27,8 @@ final class DeployTests: XCTestCase {
         // What LivePush needs of it, and each shard file parsed as a channels configuration.
         let script = """
         import json, sys, yaml
-        docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[1])) if d}
+        all_docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+        docs = {d["kind"]: d for d in all_docs}
         sts, cm = docs["StatefulSet"], docs["ConfigMap"]
         pod = sts["spec"]["template"]
         container = pod["spec"]["containers"][0]
@@ -37,7 +38,9 @@ final class DeployTests: XCTestCase {
             "liveness": container["livenessProbe"]["httpGet"]["path"],
             "readiness": container["readinessProbe"]["httpGet"]["path"],
             "command": container["command"],
-            "tokenFromSecret": any(e["name"] == "LIVEPUSH_CONTROL_TOKEN" and "secretKeyRef" in e.get("valueFrom", {}) for e in container["env"]),
+            "tokenFromSecret": any(e["name"] == "LIVEPUSH_CONTROL_TOKEN" and "secretKeyRef" in e.get("valueFrom", {})
+                                   and not e["valueFrom"]["secretKeyRef"].get("optional", False) for e in container["env"]),
+            "shippedSecrets": [d["metadata"]["name"] for d in all_docs if d["kind"] == "Secret"],
             "mounts": {m["name"]: m["mountPath"] for m in container["volumeMounts"]},
             "shards": cm["data"],
         }))
@@ -50,7 +53,8 @@ final class DeployTests: XCTestCase {
         let annotations = try XCTUnwrap(object["annotations"] as? [String: String])
         XCTAssertEqual(annotations["prometheus.io/scrape"], "true")
         XCTAssertEqual(annotations["prometheus.io/path"], "/metrics")
-        XCTAssertEqual(object["tokenFromSecret"] as? Bool, true)
+        XCTAssertEqual(object["tokenFromSecret"] as? Bool, true, "the token comes from a Secret key the pod requires")
+        XCTAssertEqual(object["shippedSecrets"] as? [String], [], "no token ships with the manifest (it once shipped change-me)")
         XCTAssertEqual((object["mounts"] as? [String: String])?["shards"], "/etc/livepush")
         XCTAssertTrue((object["command"] as? [String])?.joined(separator: " ").contains("/etc/livepush/shard-${HOSTNAME##*-}.json") ?? false)
         let shards = try XCTUnwrap(object["shards"] as? [String: String])
@@ -63,6 +67,13 @@ final class DeployTests: XCTestCase {
             let channels = try XCTUnwrap(decoded?["channels"] as? [[String: Any]], name)
             ids += channels.compactMap { $0["id"] as? String }
             XCTAssertNotNil(ChannelsConfig.hostAndPort(decoded?["control"] as? String ?? ""), name)
+            let root = try XCTUnwrap(decoded?["mediaRoot"] as? String, "\(name) names its media root")
+            for channel in channels {
+                for field in ["input", "playout", "alternate", "record"] {
+                    guard let path = channel[field] as? String else { continue }
+                    XCTAssertTrue(!path.hasPrefix("/") || path.hasPrefix(root + "/"), "\(name): \(path) is in \(root)")
+                }
+            }
         }
         XCTAssertEqual(ids.count, Set(ids).count, "a channel belongs to one shard")
     }

@@ -107,6 +107,7 @@ final class PlayoutControlEndpointTests: NginxTestCase {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         request.httpBody = body.map { Data($0.utf8) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         let (data, response) = try await URLSession.shared.data(for: request)
         let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
@@ -147,6 +148,35 @@ final class PlayoutControlEndpointTests: NginxTestCase {
         // The exact cut is asserted by the library test above; over HTTP, right after the start,
         // a run once came out 2 frames short (98): under investigation, so 3 frames of slack here.
         XCTAssertEqual(recording.segments.count == 3 ? recording.segments[0].frames + recording.segments[2].frames : 0, 100, accuracy: 3)
+    }
+
+    func testTheEndpointTakesATokenAndIsClosedBeyondLoopbackWithoutOne() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 4} ] }"#.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let open = try LivePushCLI.run(["playout", schedule, server.url(stream: "open"), "--control", "0.0.0.0:0"], timeout: 30,
+                                       environment: ["LIVEPUSH_CONTROL_TOKEN": ""])
+        XCTAssertEqual(open.exitCode, 1, open.summary)
+        XCTAssertTrue(open.stderrString.contains("805504516"), open.stderrString)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingPath(stream: "open")), "nothing was pushed")
+
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "tok"), "--size", "320x240", "--json",
+                                  "--control", "127.0.0.1:0", "--control-token", "t0ken"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the endpoint never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        let anonymous = try await request(base + "/skip", method: "POST")
+        XCTAssertEqual(anonymous.status, 401)
+        var skip = URLRequest(url: try XCTUnwrap(URL(string: base + "/timeline")))
+        skip.setValue("Bearer t0ken", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: skip)
+        XCTAssertEqual((response as? HTTPURLResponse)?.statusCode, 200)
+        skip.setValue("http://evil.example", forHTTPHeaderField: "Origin")
+        let (_, foreign) = try await URLSession.shared.data(for: skip)
+        XCTAssertEqual((foreign as? HTTPURLResponse)?.statusCode, 403)
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0)
     }
 
     func testBlackoutOnAndOffOverHTTP() async throws {

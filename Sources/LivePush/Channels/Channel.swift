@@ -54,6 +54,9 @@ public final class Channel: Sendable {
 
     public let id: String
     private let running: Mutex<Running>
+    /// Held through a whole start, stop or restart, so that concurrent calls take turns: two
+    /// starts could both see no pusher (it is set once started) and leave one orphaned.
+    private let lifecycle = Mutex(())
     private let logger: Logger
 
     init(spec: ChannelSpec, logger: Logger) {
@@ -86,13 +89,18 @@ public final class Channel: Sendable {
     /// many of them whenever their events came at once.
     private static let callbackQueue = DispatchQueue(label: "livepush.channels.callbacks")
 
-    /// Starts the channel's push (a running one is left as it is).
+    /// Starts the channel's push; `invalidState` when it is already running.
     public func start() throws(LivePushError) {
+        try lifecycle.withLock { _ throws(LivePushError) in try startInTurn() }
+    }
+
+    private func startInTurn() throws(LivePushError) {
         let spec = running.withLock { $0.spec }
         var config = PushConfig()
         config.statsInterval = .zero
         config.callbackQueue = Self.callbackQueue
         config.recordPath = spec.record
+        config.recordKeepsExisting = true
         config.breaks.alternate = spec.alternate
         if case .file(_, let loop) = spec.source { config.looping = loop }
         let generation = try running.withLock { state throws(LivePushError) -> Int in
@@ -121,8 +129,7 @@ public final class Channel: Sendable {
                 try pusher.start(file: path, urls: urls)
                 running.withLock { $0.pusher = pusher }
             case .playout(let schedulePath):
-                let schedule = try PlayoutSchedule(json: (try? Data(contentsOf: URL(fileURLWithPath: schedulePath))) ?? Data(),
-                                                   relativeTo: URL(fileURLWithPath: schedulePath).deletingLastPathComponent().path)
+                let schedule = try PlayoutSchedule(contentsOfFile: schedulePath)
                 let control = try pusher.start(playout: schedule, urls: urls)
                 running.withLock {
                     $0.pusher = pusher
@@ -143,6 +150,10 @@ public final class Channel: Sendable {
 
     /// Stops the channel's push; it keeps its spec and can be started again.
     public func stop() {
+        lifecycle.withLock { _ in stopInTurn() }
+    }
+
+    private func stopInTurn() {
         let pusher = running.withLock { state -> LivePusher? in
             defer {
                 state.pusher = nil
@@ -156,8 +167,10 @@ public final class Channel: Sendable {
     }
 
     public func restart() throws(LivePushError) {
-        stop()
-        try start()
+        try lifecycle.withLock { _ throws(LivePushError) in
+            stopInTurn()
+            try startInTurn()
+        }
     }
 
     /// Adds an output. A running channel is restarted with it (its other outputs reconnect at

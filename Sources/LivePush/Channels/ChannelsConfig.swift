@@ -9,31 +9,55 @@ import Foundation
 /// ```
 /// A bad configuration is refused before anything starts: `channelConfigInvalid`, naming the
 /// channel and the field.
+///
+/// Every file path (input, playout, alternate, record; and those the control API is given)
+/// resolves inside ``mediaRoot`` (see ``MediaRoot``): the configuration's directory unless
+/// `"mediaRoot"` names another (relative to the configuration's directory, or absolute).
 public struct ChannelsConfig: Sendable, Equatable {
     /// `HOST:PORT` of the control API, metrics and health endpoints (127.0.0.1 unless told).
     public var control: String?
     /// A bearer token the control API asks for (metrics and health stay open); nil: none.
     public var token: String?
     public var channels: [ChannelSpec]
+    /// Where every path of the configuration and of the control API must lie; nil for a
+    /// configuration made in code.
+    public var mediaRoot: MediaRoot?
 
-    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec]) {
+    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec], mediaRoot: MediaRoot? = nil) {
         self.control = control
         self.token = token
         self.channels = channels
+        self.mediaRoot = mediaRoot
     }
 
     static func refuse(_ channel: String, _ field: String, _ why: String) -> LivePushError {
         LivePushError(.channelConfigInvalid, "channel \"\(channel)\", field \"\(field)\": \(why)")
     }
 
-    /// Reads and checks the JSON form. Relative paths are resolved against `directory`.
+    /// Reads and checks the JSON form. `directory` is the configuration's: the media root, unless
+    /// the configuration names one (current directory when nil).
     public init(json: Data, relativeTo directory: String? = nil) throws(LivePushError) {
         guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let root) = decoded else {
             throw LivePushError(.channelConfigInvalid, "not a JSON object")
         }
-        if let unknown = root.keys.sorted().first(where: { !["control", "token", "channels"].contains($0) }) {
-            throw Self.refuse("config", unknown, "is not a field (control, token, channels)")
+        let fields = ["control", "token", "channels", "mediaRoot"]
+        if let unknown = root.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw Self.refuse("config", unknown, "is not a field (\(fields.joined(separator: ", ")))")
         }
+        let base = directory ?? FileManager.default.currentDirectoryPath
+        var rootPath = base
+        switch root["mediaRoot"] {
+        case nil: break
+        case .string(let path) where !path.isEmpty: rootPath = path.hasPrefix("/") ? path : base + "/" + path
+        default: throw Self.refuse("config", "mediaRoot", "must be a directory's path")
+        }
+        let mediaRoot: MediaRoot
+        do throws(LivePushError) {
+            mediaRoot = try MediaRoot(rootPath)
+        } catch {
+            throw Self.refuse("config", "mediaRoot", error.detail ?? error.message)
+        }
+        self.mediaRoot = mediaRoot
         switch root["control"] {
         case nil: control = nil
         case .string(let address): control = address
@@ -48,7 +72,7 @@ public struct ChannelsConfig: Sendable, Equatable {
         var channels: [ChannelSpec] = []
         for (index, item) in items.enumerated() {
             guard case .object(let object) = item else { throw Self.refuse("channels[\(index)]", "channels", "must be an object") }
-            channels.append(try ChannelSpec(json: object, name: "channels[\(index)]", relativeTo: directory))
+            channels.append(try ChannelSpec(json: object, name: "channels[\(index)]", root: mediaRoot))
         }
         self.channels = channels
         try validate()
@@ -77,7 +101,8 @@ public struct ChannelsConfig: Sendable, Equatable {
 
 extension ChannelSpec {
     /// One channel object (see ``ChannelsConfig``); every refusal names the channel and field.
-    public init(json object: [String: JSONField], name: String, relativeTo directory: String?) throws(LivePushError) {
+    /// Its paths resolve inside `root`.
+    public init(json object: [String: JSONField], name: String, root: MediaRoot) throws(LivePushError) {
         let refuse = ChannelsConfig.refuse
         guard case .string(let id) = object["id"], ChannelSpec.isValidID(id) else {
             throw refuse(name, "id", "is missing or not 1-64 characters of A-Z a-z 0-9 _ . -")
@@ -86,17 +111,20 @@ extension ChannelSpec {
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw refuse(id, unknown, "is not a channel field (\(known.joined(separator: ", ")))")
         }
-        func path(_ field: String) throws(LivePushError) -> String? {
+        func text(_ field: String) throws(LivePushError) -> String? {
             switch object[field] {
             case nil: return nil
-            case .string(let value) where !value.isEmpty:
-                guard let directory, !value.hasPrefix("/") else { return value }
-                return URL(fileURLWithPath: directory).appendingPathComponent(value).path
+            case .string(let value) where !value.isEmpty: return value
             default: throw refuse(id, field, "must be a path")
             }
         }
-        func readable(_ field: String, _ value: String) throws(LivePushError) {
-            guard FileManager.default.isReadableFile(atPath: value) else { throw refuse(id, field, "\(value) does not exist or cannot be read") }
+        func readable(_ field: String) throws(LivePushError) -> String? {
+            guard let value = try text(field) else { return nil }
+            do throws(LivePushError) {
+                return try root.fileToRead(value)
+            } catch {
+                throw refuse(id, field, error.detail ?? error.message)
+            }
         }
         var loop = PushConfig.Looping.once
         switch object["loop"] {
@@ -105,20 +133,15 @@ extension ChannelSpec {
         case .number(let n) where n == n.rounded() && n >= 1 && n < 1e9: loop = .times(Int(n))
         default: throw refuse(id, "loop", "must be a whole number of passes (1 or more) or \"forever\"")
         }
-        switch (try path("input"), try path("playout")) {
+        switch (try readable("input"), try readable("playout")) {
         case (let input?, nil):
-            try readable("input", input)
             source = .file(path: input, loop: loop)
         case (nil, let schedule?):
-            try readable("playout", schedule)
             if object["loop"] != nil { throw refuse(id, "loop", "belongs to the schedule of a playout channel") }
-            do {
-                _ = try PlayoutSchedule(json: Data(contentsOf: URL(fileURLWithPath: schedule)),
-                                        relativeTo: URL(fileURLWithPath: schedule).deletingLastPathComponent().path)
-            } catch let error as LivePushError {
-                throw refuse(id, "playout", error.detail ?? error.message)
+            do throws(LivePushError) {
+                _ = try PlayoutSchedule(contentsOfFile: schedule)
             } catch {
-                throw refuse(id, "playout", "\(schedule): \(error)")
+                throw refuse(id, "playout", error.detail ?? error.message)
             }
             source = .playout(schedulePath: schedule)
         case (nil, nil): throw refuse(id, "input", "is missing (give input or playout)")
@@ -140,9 +163,16 @@ extension ChannelSpec {
         default: throw refuse(id, "outputs", "must be a list of rtmp:// URLs")
         }
         outputs = urls
-        record = try path("record")
-        alternate = try path("alternate")
-        if let alternate { try readable("alternate", alternate) }
+        if let value = try text("record") {
+            do throws(LivePushError) {
+                record = try root.fileToWrite(value)
+            } catch {
+                throw refuse(id, "record", error.detail ?? error.message)
+            }
+        } else {
+            record = nil
+        }
+        alternate = try readable("alternate")
         switch object["autostart"] {
         case nil: autostart = true
         case .bool(let value): autostart = value

@@ -23,11 +23,11 @@ public struct BlackoutWindow: Sendable, Equatable {
     /// time (`2026-11-23T10:00:00Z`). Throws `breakSetupInvalid` naming what is wrong.
     public init(parsing text: String) throws(LivePushError) {
         guard let plus = text.lastIndex(of: "+"), let seconds = Double(text[text.index(after: plus)...]), seconds > 0,
-              seconds.isFinite else {
+              seconds <= PlayoutSchedule.maxSeconds else {
             throw LivePushError(.breakSetupInvalid, "blackout \"\(text)\": write START+SECONDS, e.g. 30+10 or 2026-11-23T10:00:00Z+600")
         }
         let startText = String(text[..<plus])
-        if let position = Double(startText), position >= 0, position.isFinite {
+        if let position = Double(startText), position >= 0, position <= PlayoutSchedule.maxSeconds {
             start = .position(.milliseconds(Int64(position * 1000)))
         } else if let date = ISO8601DateFormatter().date(from: startText) {
             start = .wallClock(date)

@@ -83,6 +83,11 @@ extension LivePushError {
         case channelConfigInvalid = 0x3003_0601
         case channelNotFound = 0x3003_0602
         case unauthorized = 0x3003_0603
+        // Hostile callers (issue 21)
+        case controlUnprotected = 0x3003_0604
+        case controlForbidden = 0x3003_0605
+        case controlMediaTypeUnsupported = 0x3003_0606
+        case pathOutsideMediaRoot = 0x3003_0607
 
         public var hex: String {
             let digits = String(rawValue, radix: 16)
@@ -138,6 +143,10 @@ extension LivePushError {
             case .channelConfigInvalid: "The channel configuration is not valid; nothing was started or changed."
             case .channelNotFound: "There is no channel (or output) with this id."
             case .unauthorized: "The control API needs the bearer token."
+            case .controlUnprotected: "The control API would listen beyond loopback without a token; give one (LIVEPUSH_CONTROL_TOKEN) or bind 127.0.0.1."
+            case .controlForbidden: "The request came from another origin or named another host (a web page or DNS rebinding); nothing was changed."
+            case .controlMediaTypeUnsupported: "The control API takes bodies as Content-Type: application/json only; nothing was changed."
+            case .pathOutsideMediaRoot: "The path is outside the media root, or not a regular file; nothing was read or written."
             }
         }
     }

@@ -31,17 +31,33 @@ final class FLVRecorder: @unchecked Sendable {
     private var writtenBytes: Int64 = 0
 
     /// Creates (truncates) the file now, so that a path that cannot be written fails `start`.
-    init(path: String, info: StreamInfo, waitsWhenFull: Bool,
+    /// With `keepsExisting`, nothing that exists is truncated: see ``PushConfig/recordKeepsExisting``.
+    init(path: String, info: StreamInfo, waitsWhenFull: Bool, keepsExisting: Bool = false,
          onFailure: @escaping @Sendable (LivePushError) -> Void) throws(LivePushError) {
-        self.path = path
         self.packetizer = FLVPacketizer(info: info)
         self.waitsWhenFull = waitsWhenFull
         self.onFailure = onFailure
-        guard let file = fopen(path, "wb") else {
-            throw LivePushError(.recordFailed, "\(path): \(String(cString: strerror(errno)))")
+        let opened = keepsExisting ? Self.createNew(path) : (path: path, file: fopen(path, "wb"))
+        self.path = opened.path
+        guard let file = opened.file else {
+            throw LivePushError(.recordFailed, "\(opened.path): \(String(cString: strerror(errno)))")
         }
         let handle = UncheckedTransfer(value: file)  // the writer thread alone uses it
         WorkerThread.start(name: "livepush.record") { [self] in run(handle.value) }
+    }
+
+    /// The first of `NAME.flv`, `NAME-1.flv`, … that does not exist, created exclusively.
+    private static func createNew(_ path: String) -> (path: String, file: UnsafeMutablePointer<FILE>?) {
+        let dot = path.lastIndex(of: ".").flatMap { $0 > (path.lastIndex(of: "/") ?? path.startIndex) ? $0 : nil }
+        let (base, suffix) = dot.map { (String(path[..<$0]), String(path[$0...])) } ?? (path, "")
+        var candidate = path
+        for attempt in 1...1000 {
+            let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd >= 0 { return (candidate, fdopen(fd, "wb")) }
+            guard errno == EEXIST || errno == ELOOP else { return (candidate, nil) }
+            candidate = "\(base)-\(attempt)\(suffix)"
+        }
+        return (candidate, nil)
     }
 
     /// Bytes written to the file so far, and packets dropped because the queue was full.

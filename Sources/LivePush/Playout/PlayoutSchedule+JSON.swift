@@ -1,6 +1,40 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension PlayoutSchedule {
+    /// Largest schedule file read: a schedule is kilobytes, and a device would never end.
+    public static let maxFileBytes = 4 << 20
+    /// Largest time in seconds a schedule may name (about 31 years): every time is later turned
+    /// into micro- or nanoseconds in an Int64, which a larger one (say 1e300) would overflow.
+    public static let maxSeconds: Double = 1_000_000_000
+
+    /// Reads a schedule file: a regular file of at most ``maxFileBytes``, its relative sources
+    /// resolved against its directory.
+    public init(contentsOfFile path: String) throws(LivePushError) {
+        guard MediaRoot.fileType(path, followingLinks: true) == S_IFREG, let file = FileHandle(forReadingAtPath: path) else {
+            throw LivePushError(.scheduleInvalid, "\(path) is not a readable regular file")
+        }
+        defer { try? file.close() }
+        guard let data = try? file.read(upToCount: Self.maxFileBytes + 1) ?? Data() else {
+            throw LivePushError(.scheduleInvalid, "\(path) cannot be read")
+        }
+        guard data.count <= Self.maxFileBytes else {
+            throw LivePushError(.scheduleInvalid, "\(path) is larger than \(Self.maxFileBytes) bytes")
+        }
+        try self.init(json: data, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
+    /// A number of seconds from the JSON: finite, from 0 (or more than 0) to ``maxSeconds``.
+    static func seconds(_ value: JSONField?, _ id: String, _ field: String, positive: Bool = false) throws(LivePushError) -> Double {
+        guard case .number(let seconds) = value else { throw refuse(id, field, "is missing or not a number of seconds") }
+        guard seconds.isFinite, positive ? seconds > 0 : seconds >= 0, seconds <= maxSeconds else {
+            throw refuse(id, field, "must be \(positive ? "more than 0" : "0 or more") and at most \(Int(maxSeconds)) seconds")
+        }
+        return seconds
+    }
+
     /// Reads the JSON form (see ``PlayoutSchedule``) and validates it. Relative `source` paths
     /// are resolved against `directory` (the schedule file's). Every refusal is
     /// `scheduleInvalid` and names the entry and the field.
@@ -44,11 +78,7 @@ extension PlayoutSchedule {
                 throw refuse(base.id, "type", "must be one of " + AdType.allCases.map(\.rawValue).joined(separator: ", "))
             }
             var ad = Ad(clip: base, type: type)
-            switch object["at"] {
-            case nil: break
-            case .number(let at): ad.at = at
-            default: throw refuse(base.id, "at", "must be a number of seconds")
-            }
+            if object["at"] != nil { ad.at = try Self.seconds(object["at"], base.id, "at") }
             switch object["appendTo"] {
             case nil: break
             case .string(let parent): ad.appendTo = parent
@@ -78,13 +108,10 @@ extension PlayoutSchedule {
         if let unknown = object.keys.sorted().first(where: { !["at", "start", "duration"].contains($0) }) {
             throw refuse(name, unknown, "is not a blackout field (at, start, duration)")
         }
-        guard case .number(let seconds) = object["duration"], seconds > 0, seconds.isFinite else {
-            throw refuse(name, "duration", "is missing or not a positive number of seconds")
-        }
-        let duration = Duration.milliseconds(Int64(seconds * 1000))
+        let duration = Duration.milliseconds(Int64(try seconds(object["duration"], name, "duration", positive: true) * 1000))
         switch (object["at"], object["start"]) {
-        case (.number(let at), nil) where at >= 0 && at.isFinite:
-            return BlackoutWindow(start: .position(.milliseconds(Int64(at * 1000))), duration: duration)
+        case (.some(let at), nil):
+            return BlackoutWindow(start: .position(.milliseconds(Int64(try seconds(at, name, "at") * 1000))), duration: duration)
         case (nil, .string(let text)):
             guard let date = ISO8601DateFormatter().date(from: text) else { throw refuse(name, "start", "is not an ISO 8601 time") }
             return BlackoutWindow(start: .wallClock(date), duration: duration)
@@ -97,12 +124,8 @@ extension PlayoutSchedule {
     static func clip(_ object: [String: JSONField], name: String, relativeTo directory: String?) throws(LivePushError) -> Clip {
         guard case .string(let id) = object["id"] else { throw refuse(name, "id", "is missing or not a string") }
         guard case .string(var source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
-        func seconds(_ field: String) throws(LivePushError) -> Double {
-            guard case .number(let value) = object[field] else { throw refuse(id, field, "is missing or not a number of seconds") }
-            return value
-        }
         if let directory, !source.hasPrefix("/") { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
-        let clip = Clip(id: id, source: source, in: try seconds("in"), out: try seconds("out"))
+        let clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
         guard clip.inPoint >= 0, clip.inPoint < clip.outPoint else { throw refuse(id, "out", "must be after in (\(clip.inPoint))") }
         return clip
     }

@@ -90,15 +90,15 @@ public struct PlayoutSchedule: Sendable, Equatable {
             guard ids.insert(clip.id).inserted else { throw refuse(clip.id, "id", "is used twice") }
             guard !clip.source.isEmpty else { throw refuse(clip.id, "source", "is empty") }
             guard clip.inPoint >= 0, clip.inPoint.isFinite else { throw refuse(clip.id, "in", "must be 0 or more") }
-            guard clip.outPoint.isFinite, clip.inPoint < clip.outPoint else {
-                throw refuse(clip.id, "out", "must be after in (\(clip.inPoint))")
+            guard clip.outPoint.isFinite, clip.inPoint < clip.outPoint, clip.outPoint <= Self.maxSeconds else {
+                throw refuse(clip.id, "out", "must be after in (\(clip.inPoint)) and at most \(Int(Self.maxSeconds)) seconds")
             }
         }
         let main = mainDuration
         for ad in ads {
             switch ad.type {
             case .midroll:
-                guard let at = ad.at else { throw refuse(ad.clip.id, "at", "is required for a midroll") }
+                guard let at = ad.at, at.isFinite else { throw refuse(ad.clip.id, "at", "is required for a midroll") }
                 guard at >= 0, at <= main else {
                     throw refuse(ad.clip.id, "at", "\(at) s is beyond the main content (\(main) s)")
                 }

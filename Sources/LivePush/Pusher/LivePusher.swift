@@ -134,7 +134,8 @@ public final class LivePusher: Sendable {
                breaks: BreakSetup? = nil) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
-            try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible) { [weak self] error in
+            try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
+                            keepsExisting: config.recordKeepsExisting) { [weak self] error in
                 self?.report(error)
             }
         }

@@ -95,6 +95,10 @@ public struct PushConfig: Sendable {
     /// A file that cannot be created fails `start` with `recordFailed`; a later write error is an
     /// `sdkError` with that code, and the push goes on.
     public var recordPath: String?
+    /// Never truncate or write through a file at ``recordPath``: the recording is created anew
+    /// (`O_EXCL | O_NOFOLLOW`), at the first free name of `NAME.flv`, `NAME-1.flv`, `NAME-2.flv`…
+    /// Channels set it, so a restart or an added output never overwrites what was recorded.
+    public var recordKeepsExisting = false
 
     /// Period of the `stats` event (reference: 2 s). Zero disables periodic statistics.
     public var statsInterval: Duration = .seconds(2)
