@@ -1,3 +1,5 @@
+import LivePush
+
 /// Something that happened in a ``FaultLoopback``.
 public enum LoopbackEvent: Sendable, CustomStringConvertible {
     /// A TCP connection was accepted; connections are numbered from 1 in accept order.
@@ -25,16 +27,19 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
         case .upstreamConnected(let c): return "connection \(c): upstream connected"
         case .clientFinishedSending(let c): return "connection \(c): client finished sending"
         case .closed(let c, let reason): return "connection \(c): closed (\(reason))"
-        case .publishStarted(let app, let stream): return "publish started \(app)/\(stream)"
+        case .publishStarted(let app, let stream): return "publish started \(Self.peer(app))/\(Self.peer(stream))"
         case .publishEnded(let s):
-            return "publish ended \(s.app)/\(s.stream) (\(s.endReason)): \(s.videoFrames) video frames, "
+            return "publish ended \(Self.peer(s.app))/\(Self.peer(s.stream)) (\(s.endReason)): \(s.videoFrames) video frames, "
                 + "\(s.audioFrames) audio frames, \(s.bytes) bytes" + (s.recordingPath.map { ", recorded \($0)" } ?? "")
-        case .receiver(.connected(let app, let remote)): return "rtmp connect app=\(app) from \(remote)"
+        case .receiver(.connected(let app, let remote)): return "rtmp connect app=\(Self.peer(app)) from \(remote)"
         case .receiver(.disconnected(let remote)): return "rtmp disconnected \(remote)"
-        case .receiver(.protocolError(let message)): return "protocol error: \(message)"
-        case .receiver(.publishStarted(let app, let stream)): return "publish started \(app)/\(stream)"
-        case .receiver(.publishEnded(let s)): return "publish ended \(s.app)/\(s.stream) (\(s.endReason))"
+        case .receiver(.protocolError(let message)): return "protocol error: \(Self.peer(message))"
+        case .receiver(.publishStarted(let app, let stream)): return "publish started \(Self.peer(app))/\(Self.peer(stream))"
+        case .receiver(.publishEnded(let s)): return "publish ended \(Self.peer(s.app))/\(Self.peer(s.stream)) (\(s.endReason))"
         case .receiver(.limitReached(let limit, let remote)): return "limit \(limit.rawValue) reached by \(remote)"
         }
     }
+
+    /// A peer's string, safe to print (see ``TerminalText``).
+    public static func peer(_ text: String) -> String { TerminalText.escape(text, limit: 256) }
 }

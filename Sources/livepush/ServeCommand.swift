@@ -60,11 +60,13 @@ struct ServeCommand: AsyncParsableCommand {
         Console.line("listening on rtmp://\(host):\(bound)/live/STREAM" + (record.map { ", recording to \($0)" } ?? ""))
         for await event in events {
             switch event {
-            case .connected(let app, let remote): Console.line("connected \(remote) app=\(app)")
-            case .publishStarted(let app, let stream): Console.line("publish started \(app)/\(stream)")
-            case .publishEnded(let summary): Console.line("publish ended \(summary.app)/\(summary.stream): " + summary.text)
+            // App and stream names, and what errors quote, are the peer's words: escaped.
+            case .connected(let app, let remote): Console.line("connected \(remote) app=\(LoopbackEvent.peer(app))")
+            case .publishStarted(let app, let stream): Console.line("publish started \(LoopbackEvent.peer(app))/\(LoopbackEvent.peer(stream))")
+            case .publishEnded(let summary):
+                Console.line("publish ended \(LoopbackEvent.peer(summary.app))/\(LoopbackEvent.peer(summary.stream)): " + summary.text)
             case .disconnected(let remote): Console.line("disconnected \(remote)")
-            case .protocolError(let message): Console.line("protocol error: \(message)")
+            case .protocolError(let message): Console.line("protocol error: \(LoopbackEvent.peer(message))")
             case .limitReached(let limit, let remote): Console.line("limit \(limit.rawValue) reached by \(remote)")
             }
         }

@@ -108,6 +108,8 @@ final class ServeHostilePeerTests: XCTestCase {
         XCTAssertEqual(status, 0)
 
         XCTAssertEqual(try Data(contentsOf: victim), before, "victim.flv is byte-for-byte what it was")
+        XCTAssertTrue(serve.output.contains { $0.contains("publish started live/\\x1b[2J.flv") }, "the name is shown escaped")
+        XCTAssertFalse(serve.output.contains { $0.unicodeScalars.contains { $0.value < 0x20 } }, "no control character reaches the terminal")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertTrue(files.allSatisfy { !$0.contains("\u{0}") && !$0.contains("\u{1B}") && !$0.hasPrefix(".") }, "\(files)")
         XCTAssertTrue(files.contains("victim.flv_.flv"), "\(files)")

@@ -69,7 +69,8 @@ final class AudioFileDecoder {
     private func open(_ url: String) throws(LivePushError) {
         guard let ctx = avformat_alloc_context() else { throw LivePushError(.outOfMemory, "avformat_alloc_context") }
         ctx.pointee.interrupt_callback = interrupt.callback
-        var options: OpaquePointer?
+        // Only the source's own protocols, and no playlist that names other inputs (FFInputPolicy).
+        var options = FFInputPolicy.options(protocols: isNetwork ? FFInputPolicy.webProtocols : FFInputPolicy.localFileProtocols)
         defer { av_dict_free(&options) }
         if isNetwork {
             av_dict_set(&options, "rw_timeout", String(timeout), 0)

@@ -3,8 +3,11 @@
 /// A push URL's query can carry an `auth_key` (whose hash lets anyone publish until it
 /// expires) or a token; only a short prefix survives so that two URLs can still be told apart.
 public enum Redaction {
-    /// Query parameters whose values are secret.
-    public static let secretParameters: Set<String> = ["auth_key", "token", "key", "secret", "sign", "signature", "password", "pwd"]
+    /// Query parameters whose values are shown as they are (compared without case). Every other
+    /// value is masked: CDNs name their secrets freely (`txSecret`, `wsSecret`, `sig`,
+    /// `access_token`, …), so a list of secret names always misses one. These say when a
+    /// signature expires or which virtual host is meant, never who may publish.
+    public static let harmlessParameters: Set<String> = ["vhost", "txtime", "wstime", "expire", "expires", "domain"]
 
     /// Keeps the first 4 characters of a secret value and masks the rest.
     public static func mask(_ value: some StringProtocol) -> String {
@@ -23,7 +26,8 @@ public enum Redaction {
         return String(redacted[...slash]) + mask(name) + String(redacted[end...])
     }
 
-    /// Masks every secret query parameter, and a password in the authority, of a URL string.
+    /// Masks every query value but the ``harmlessParameters``, and a password in the authority,
+    /// of a URL string.
     public static func redactURL(_ url: String) -> String {
         var result = url
         if let schemeEnd = result.firstRange(of: "://"),
@@ -36,7 +40,7 @@ public enum Redaction {
         let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
             let name = pair[..<eq]
-            guard secretParameters.contains(name.lowercased()) else { return String(pair) }
+            guard !harmlessParameters.contains(name.lowercased()) else { return String(pair) }
             return "\(name)=\(mask(pair[pair.index(after: eq)...]))"
         }
         return String(result[...q]) + parameters.joined(separator: "&")

@@ -34,8 +34,12 @@ final class FFDemuxer {
         guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
         packet = pkt
         var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-        // "file:" keeps names with a colon from being taken for another protocol.
-        let rc = avformat_open_input(&ctx, isStandardInput ? "pipe:0" : "file:" + path, nil, nil)
+        // "file:" keeps names with a colon from being taken for another protocol; the policy
+        // keeps the input from opening any other (see FFInputPolicy).
+        var options = FFInputPolicy.options(protocols: isStandardInput ? FFInputPolicy.standardInputProtocols
+                                                                       : FFInputPolicy.localFileProtocols)
+        defer { av_dict_free(&options) }
+        let rc = avformat_open_input(&ctx, isStandardInput ? "pipe:0" : "file:" + path, nil, &options)
         guard rc >= 0, let ctx else {
             throw LivePushError(.notMedia, "\(path): \(FF.describe(rc))")
         }

@@ -20,7 +20,8 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
 
     public init(_ string: String) throws(LivePushError) {
         func invalid(_ why: String) -> LivePushError {
-            LivePushError(.invalidURL, "\(why): \(Redaction.redactURL(string))")
+            // Without a scheme it may be a stream key pasted alone: all of it is masked then.
+            LivePushError(.invalidURL, "\(why): \(string.contains("://") ? Redaction.redactStreamKey(string) : Redaction.mask(string))")
         }
         guard let schemeEnd = string.firstRange(of: "://") else { throw invalid("missing scheme") }
         guard let scheme = Scheme(rawValue: String(string[..<schemeEnd.lowerBound]).lowercased()) else {

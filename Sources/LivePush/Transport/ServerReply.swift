@@ -27,9 +27,10 @@ struct ServerReply {
     /// librtmp numbers the connect command's transaction 1.
     var isConnectResult: Bool { name == "_result" && transactionID == 1 }
 
-    /// The error this reply means, if any.
+    /// The error this reply means, if any. The server's words are escaped (``TerminalText``):
+    /// they reach terminals and logs.
     func error(connectAccepted: Bool) -> LivePushError? {
-        let detail = [code, serverDescription].compactMap { $0 }.joined(separator: ": ")
+        let detail = TerminalText.escape([code, serverDescription].compactMap { $0 }.joined(separator: ": "))
         switch name {
         case "_error":
             if !connectAccepted || code?.hasPrefix("NetConnection.Connect") == true {
