@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -73,7 +74,12 @@ let package = Package(
         ),
         .testTarget(
             name: "LivePushTests",
-            dependencies: ["LivePush", "LivePushWire", "LivePushLoopback"]
+            dependencies: [
+                "LivePush", "LivePushWire", "LivePushLoopback",
+                // AppFuzzSupport drives the receiver's pipeline on an EmbeddedChannel.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "LivePushIntegrationTests",
@@ -82,3 +88,18 @@ let package = Package(
         ),
     ]
 )
+
+// The libFuzzer binary of the app-level targets (scripts/fuzz-app.sh): only with LIVEPUSH_FUZZ set, so
+// that `swift build` and `swift test` never see an executable whose main libFuzzer provides.
+if ProcessInfo.processInfo.environment["LIVEPUSH_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "LivePushFuzz",
+        dependencies: [
+            "LivePush", "LivePushLoopback", "LivePushWire",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ],
+        path: "Tests/FuzzHarness",
+        swiftSettings: [.unsafeFlags(["-parse-as-library", "-enable-testing"])]
+    ))
+}

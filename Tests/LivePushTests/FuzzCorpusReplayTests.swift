@@ -22,6 +22,17 @@ final class FuzzCorpusReplayTests: XCTestCase {
         }
     }
 
+    /// The app-level targets (``AppFuzzTarget``), the same way.
+    func testAppCorpusAndRegressions() throws {
+        for target in AppFuzzTarget.allCases {
+            let corpus = try Self.inputs(in: "Corpus", target.rawValue)
+            XCTAssertFalse(corpus.isEmpty, "no corpus for \(target.rawValue)")
+            for input in corpus + (try Self.inputs(in: "Regressions", target.rawValue)) {
+                XCTAssertNil(target.check([UInt8](try Data(contentsOf: input))), "\(target.rawValue): \(input.lastPathComponent)")
+            }
+        }
+    }
+
     private func replay(_ inputs: [URL], _ target: FuzzTarget) throws {
         for input in inputs {
             let bytes = [UInt8](try Data(contentsOf: input))
@@ -31,7 +42,11 @@ final class FuzzCorpusReplayTests: XCTestCase {
 
     /// The files of `<kind>/<target>/`, none if there is no such folder.
     static func inputs(in kind: String, _ target: FuzzTarget) throws -> [URL] {
-        let folder = fuzzDirectory.appendingPathComponent(kind).appendingPathComponent(target.rawValue)
+        try inputs(in: kind, target.rawValue)
+    }
+
+    static func inputs(in kind: String, _ target: String) throws -> [URL] {
+        let folder = fuzzDirectory.appendingPathComponent(kind).appendingPathComponent(target)
         guard FileManager.default.fileExists(atPath: folder.path) else { return [] }
         return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
