@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "LivePushIntegrationTests",
             dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
-            exclude: ["Support/auth_server.py"]
+            exclude: ["Support/auth_server.py", "Support/trickle_relay.py"]
         ),
     ]
 )

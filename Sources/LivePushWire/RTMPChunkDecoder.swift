@@ -51,6 +51,19 @@ public struct RTMPChunkDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Takes up a chunk stream where another reader left it: the header of the last message it
+    /// read there (which later fmt 1–3 chunks build on). A publisher that hands the reading of the
+    /// server's messages from librtmp to this decoder mid-connection needs it.
+    public mutating func resume(chunkStreamID: UInt32, timestamp: UInt32, length: Int, typeID: UInt8, streamID: UInt32) {
+        var state = ChunkStreamState()
+        state.timestamp = timestamp
+        state.length = length
+        state.typeID = typeID
+        state.streamID = streamID
+        state.hasHeader = true
+        streams[chunkStreamID] = state
+    }
+
     /// Discards the partially received message on a chunk stream (Abort message).
     public mutating func abort(chunkStreamID: UInt32) {
         if var state = streams[chunkStreamID] {

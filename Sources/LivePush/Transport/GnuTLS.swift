@@ -103,5 +103,23 @@ enum GnuTLS {
         gnutls_record_check_pending(OpaquePointer(session))
     }
 
+    /// What one read of a session gave: bytes, the end of the stream, nothing yet (its socket is
+    /// non-blocking and a record is not complete: GnuTLS keeps the part it has), or a failure.
+    enum ReadResult {
+        case bytes(Int)
+        case closed
+        case wouldBlock
+        case failed(String)
+    }
+
+    /// Reads decrypted bytes into `buffer`.
+    static func receive(from session: UnsafeMutableRawPointer, into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+        let n = gnutls_record_recv(OpaquePointer(session), buffer.baseAddress, buffer.count)
+        if n > 0 { return .bytes(n) }
+        if n == 0 { return .closed }
+        if n == Int(GNUTLS_E_AGAIN) || n == Int(GNUTLS_E_INTERRUPTED) { return .wouldBlock }
+        return .failed(message(Int32(n)))
+    }
+
     private static func message(_ code: Int32) -> String { String(cString: gnutls_strerror(code)) }
 }

@@ -24,6 +24,16 @@ struct ServerReply {
         serverDescription = reply.statusDescription
     }
 
+    /// A command message read by ``ServerMessages`` (after librtmp handed the reading over).
+    init?(_ message: RTMPMessage) {
+        guard let reply = CommandReply(typeID: message.typeID, body: message.payload) else { return nil }
+        name = reply.name
+        transactionID = reply.transactionID
+        level = reply.level
+        code = reply.code
+        serverDescription = reply.statusDescription
+    }
+
     /// librtmp numbers the connect command's transaction 1.
     var isConnectResult: Bool { name == "_result" && transactionID == 1 }
 

@@ -8,8 +8,12 @@ final class RunningCLI: @unchecked Sendable {
     private var lines: [String] = []
     private var partial = Data()
 
-    init(_ arguments: [String]) throws {
-        let binary = try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle")
+    convenience init(_ arguments: [String]) throws {
+        try self.init(executable: try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle"), arguments)
+    }
+
+    /// Any program (a test peer), run the same way.
+    init(executable binary: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
