@@ -100,6 +100,6 @@ if ProcessInfo.processInfo.environment["LIVEPUSH_FUZZ"] != nil {
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ],
         path: "Tests/FuzzHarness",
-        swiftSettings: [.unsafeFlags(["-parse-as-library", "-enable-testing"])]
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
     ))
 }

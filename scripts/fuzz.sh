@@ -41,11 +41,9 @@ echo "fuzz: building $target"
 compile -module-name FuzzHarness -I "$out/wire" Tests/LivePushTests/FuzzSupport/*.swift "$harness" "$wire" \
     -o "$out/$target"
 
-corpus=Tests/Fuzz/Corpus/$target
+source scripts/fuzz-corpus.sh
+fuzz_corpus_copy "$out" "$target"
 work=$out/$target-corpus
-rm -rf "$work"
-mkdir -p "$corpus" "$work" "$out/$target-artifacts"
-cp -R "$corpus"/. "$work"/
 
 # -max_len leaves room for a whole handshake (3,073 bytes) and then some chunks.
 # -timeout turns an input that hangs a parser into a finding, and -malloc_limit_mb one that makes
@@ -54,18 +52,5 @@ status=0
 "$out/$target" "$work" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=8 \
     -use_value_profile=1 -print_final_stats=1 -artifact_prefix="$out/$target-artifacts/" || status=$?
 
-# The repo keeps the named seeds and a small set of found inputs (named by their SHA-1) that covers
-# all that the old corpus and this run reached: set-cover merge into the seeds alone, then swap.
-merged=$out/$target-merged
-rm -rf "$merged"
-mkdir -p "$merged"
-find "$corpus" -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$merged"/ \;
-if "$out/$target" -set_cover_merge=1 "$merged" "$corpus" "$work" >"$out/$target-merge.log" 2>&1; then
-    grep -E "MERGE-OUTER: [0-9]+ new files" "$out/$target-merge.log" || true
-    rm -rf "$corpus"
-    mv "$merged" "$corpus"
-else
-    echo "fuzz: merging failed (see $out/$target-merge.log); the corpus is left as it was" >&2
-fi
-echo "fuzz: $target corpus: $(find "$corpus" -type f | wc -l) files"
+fuzz_corpus_merge "$out" "$target" "$out/$target"
 exit "$status"

@@ -128,7 +128,7 @@ final class ServeHostilePeerTests: XCTestCase {
         var idle: [Int32] = []
         defer { idle.forEach { Glibc.close($0) } }
         for _ in 0..<1500 {
-            idle.append(try XCTUnwrap(Self.connectTCP(port: port), "idle socket \(idle.count) could not connect: errno \(errno)"))
+            idle.append(try XCTUnwrap(RawRTMPClient.connectTCP(port: port), "idle socket \(idle.count) could not connect: errno \(errno)"))
         }
 
         // The process's memory, sampled until the end of the test.
@@ -190,20 +190,6 @@ final class ServeHostilePeerTests: XCTestCase {
     }
 
     // MARK: The process and sockets
-
-    private static func connectTCP(port: Int) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { Glibc.close(fd); return nil }
-        return fd
-    }
 
     private static func raiseDescriptorLimit(to wanted: UInt) {
         var limit = rlimit()

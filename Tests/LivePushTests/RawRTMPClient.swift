@@ -16,8 +16,19 @@ final class RawRTMPClient {
 
     /// `receiveBuffer` sets SO_RCVBUF before connecting (a small one models a peer that reads little).
     init(port: Int, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        guard let fd = Self.connectTCP(port: port, receiveBuffer: receiveBuffer) else {
+            throw Failure(description: "connect failed: errno \(errno)")
+        }
+        self.fd = fd
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` (a bare socket that sends nothing, for an idle peer), or nil.
+    static func connectTCP(port: Int, receiveBuffer: Int32? = nil) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -30,11 +41,9 @@ final class RawRTMPClient {
         }
         guard rc == 0 else {
             Glibc.close(fd)
-            throw Failure(description: "connect failed: errno \(errno)")
+            return nil
         }
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        return fd
     }
 
     deinit { close() }

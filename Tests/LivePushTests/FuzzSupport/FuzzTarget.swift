@@ -8,7 +8,7 @@ import LivePushWire
 ///
 /// Beyond "does not crash", each check holds its parser to a property that any input must keep;
 /// ``check(_:)`` returns the first one broken, if any.
-enum FuzzTarget: String, CaseIterable, Sendable {
+enum FuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     /// AMF0 values (every command and data message body).
     case amf0
     /// A server's reply to the pusher's commands, as ServerReply reads it.
@@ -21,14 +21,6 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case flv
     /// A SCTE-35 splice_info_section (a source's cue stream, a received onAdCue).
     case scte35
-
-    /// libFuzzer's entry: a broken property has to crash to be reported.
-    func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-        if let broken = check(Array(UnsafeBufferPointer(start: data, count: size))) {
-            fatalError("\(rawValue): \(broken)")
-        }
-        return 0
-    }
 
     /// Runs the parser over `bytes`; the property it broke, or nil.
     func check(_ bytes: [UInt8]) -> String? {

@@ -1,0 +1,1 @@
+../LivePushTests/FuzzSupport/FuzzCheck.swift
