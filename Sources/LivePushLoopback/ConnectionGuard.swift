@@ -96,10 +96,6 @@ final class ConnectionGuard: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.fireErrorCaught(error)
-    }
-
     private func close(_ context: ChannelHandlerContext, _ limit: ReceiverLimit) {
         guard !closing else { return }
         closing = true

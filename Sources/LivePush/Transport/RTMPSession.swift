@@ -37,7 +37,7 @@ final class RTMPSession {
 
     let url: PushURL
     private let options: Options
-    private let rtmp: UnsafeMutablePointer<RTMP>
+    let rtmp: UnsafeMutablePointer<RTMP>
     /// librtmp keeps pointers into the URL string it parsed; it must outlive `rtmp`.
     private let urlStorage: UnsafeMutablePointer<CChar>
     private var streamID: Int32 = 0
@@ -48,9 +48,9 @@ final class RTMPSession {
     /// Bytes written on this connection, counted high: the handshake and commands at a generous
     /// estimate, every message with its largest chunk headers. The server's acknowledgements
     /// count the same bytes exactly, so a position at or below an acknowledgement surely arrived.
-    private(set) var bytesSent: Int64 = 0
+    var bytesSent: Int64 = 0
     /// The server's messages once the publish has started (see ``serviceIncoming()``).
-    private var incoming: ServerMessages?
+    var incoming: ServerMessages?
     /// The CAs an rtmps:// session was verified with. The GnuTLS session librtmp holds refers to
     /// them, so they are released only after `deinit` has closed that session.
     private var tlsCredentials: GnuTLS.Credentials?
@@ -175,7 +175,7 @@ final class RTMPSession {
     }
 
     /// A protocol control message (the wire module builds its body).
-    private func sendControl(_ message: RTMPMessage) throws(LivePushError) {
+    func sendControl(_ message: RTMPMessage) throws(LivePushError) {
         try send(type: message.typeID, channel: Channel.control, timestampMs: 0, streamID: 0, body: message.payload)
     }
 
@@ -265,111 +265,6 @@ final class RTMPSession {
         var length = socklen_t(counters.count * MemoryLayout<UInt32>.size)
         guard getsockopt(rtmp.pointee.m_sb.sb_socket, SOL_SOCKET, 55, &counters, &length) == 0, length >= 24 else { return nil }
         return (Int64(counters[3]), Int64(counters[5]))
-    }
-
-    // MARK: - Server messages while publishing
-
-    /// Reads what the server sent, never waiting for more: acknowledgements, pings (answered),
-    /// status messages. Returns the sequence number of the latest Acknowledgement read, if any.
-    /// Throws when the server closed the connection or reported an error for the stream.
-    ///
-    /// librtmp reads the server until the publish starts; from the first call on, the reading is
-    /// ours (``ServerMessages``): librtmp's read blocks until a whole packet is in, and a server
-    /// that trickled one would hold the send loop, and every output on it, that long.
-    @discardableResult
-    func serviceIncoming() throws(LivePushError) -> UInt32? {
-        guard isConnected else { throw LivePushError(.connectionLost, "the server closed the connection") }
-        var messages = incoming ?? takeOverReading()
-        defer { incoming = messages }
-        var actions: [ServerMessages.Action] = []
-        var budget = Self.readBudget
-        while budget > 0 {
-            let read = readWithoutWaiting(max: budget)
-            switch read {
-            case .bytes(let bytes):
-                budget -= bytes.count
-                actions += messages.receive(bytes)
-            case .wouldBlock:
-                budget = 0
-            case .closed:
-                close(graceful: false)
-                throw LivePushError(.connectionLost, "the server closed the connection")
-            case .failed(let why):
-                close(graceful: false)
-                throw LivePushError(.connectionLost, why)
-            }
-        }
-        var acknowledged: UInt32?
-        for action in actions {
-            switch action {
-            case .acknowledged(let sequence): acknowledged = sequence
-            case .send(let message):
-                try sendControl(message)
-                bytesSent += 16 + Int64(message.payload.count)  // the server's acknowledgements count it
-            case .fail(let error):
-                close(graceful: false)
-                throw error
-            }
-        }
-        return acknowledged
-    }
-
-    /// Bytes one call reads at most (a server cannot keep the send loop reading).
-    private static let readBudget = 64 * 1024
-
-    private enum Read {
-        case bytes([UInt8])
-        case wouldBlock
-        case closed
-        case failed(String)
-    }
-
-    /// The bytes librtmp read ahead first, then what the socket (or the TLS session) holds now.
-    private func readWithoutWaiting(max: Int) -> Read {
-        let sb = rtmp.pointee.m_sb
-        if sb.sb_size > 0, let start = sb.sb_start {
-            let bytes = start.withMemoryRebound(to: UInt8.self, capacity: Int(sb.sb_size)) { Array(UnsafeBufferPointer(start: $0, count: Int(sb.sb_size))) }
-            rtmp.pointee.m_sb.sb_size = 0
-            return .bytes(bytes)
-        }
-        var buffer = [UInt8](repeating: 0, count: min(max, 16 * 1024))
-        let fd = sb.sb_socket
-        if let session = sb.sb_ssl {
-            // GnuTLS reads whole records: on a non-blocking socket an incomplete one gives "again"
-            // and stays buffered inside the session until the rest arrives.
-            let flags = fcntl(fd, F_GETFL)
-            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-            defer { _ = fcntl(fd, F_SETFL, flags) }
-            let result = buffer.withUnsafeMutableBytes { GnuTLS.receive(from: session, into: $0) }
-            switch result {
-            case .bytes(let n): return .bytes(Array(buffer.prefix(n)))
-            case .wouldBlock: return .wouldBlock
-            case .closed: return .closed
-            case .failed(let why): return .failed(why)
-            }
-        }
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if n > 0 { return .bytes(Array(buffer.prefix(n))) }
-        if n == 0 { return .closed }
-        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .wouldBlock }
-        return .failed(String(cString: strerror(errno)))
-    }
-
-    /// Where librtmp's reading stands when ours begins: the server's chunk size and window, the
-    /// bytes counted and acknowledged, and the last header on each chunk stream.
-    private func takeOverReading() -> ServerMessages {
-        let r = rtmp.pointee
-        var messages = ServerMessages(chunkSize: Int(r.m_inChunkSize), window: UInt32(clamping: r.m_nServerBW),
-                                      bytesIn: UInt64(clamping: r.m_nBytesIn), bytesAcknowledged: UInt64(clamping: r.m_nBytesInSent))
-        if let channels = r.m_vecChannelsIn, let timestamps = r.m_channelTimestamp {
-            for index in 0..<Int(r.m_channelsAllocatedIn) {
-                guard let packet = channels[index] else { continue }
-                messages.resume(chunkStreamID: UInt32(index), timestamp: UInt32(bitPattern: timestamps[index]),
-                                length: Int(packet.pointee.m_nBodySize), typeID: packet.pointee.m_packetType,
-                                streamID: UInt32(bitPattern: packet.pointee.m_nInfoField2))
-            }
-        }
-        return messages
     }
 
     /// Ends the session. A graceful close tells the server the stream ended (FCUnpublish,
