@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import LivePush
 @testable import LivePushWire
 
 /// One test per fuzzing finding (its input is kept in Tests/Fuzz/Regressions/<target>/ and
@@ -15,5 +16,16 @@ final class FuzzFindingTests: XCTestCase {
         let payload = try XCTUnwrap(decoder.streams[3]).payload
         XCTAssertEqual(payload.count, 128)
         XCTAssertLessThan(payload.capacity, 64 * 1024)
+    }
+
+    /// channels-config, crash-query-before-scheme: an output "r?hhh…tmp://h/a4s" (a "?" before the
+    /// "://") made redactStreamKey build a range ending before it began, and `PushURL`'s refusal,
+    /// which redacts the URL it quotes, trapped: one POST /channels would have ended the process.
+    func testRedactingAStringWhoseQueryComesBeforeTheSchemeIsSafe() {
+        XCTAssertEqual(Redaction.redactStreamKey("r?hhh-tmp://h/a4s"), "r?hhh-tmp://h/a4s")
+        XCTAssertEqual(Redaction.redactStreamKey("x?y://h/app/key?k=secret"), "x?y://h/app/****?k=secr****")
+        XCTAssertThrowsError(try PushURL("r?hhhhtmp://h/a4s")) { error in
+            XCTAssertEqual((error as? LivePushError)?.code, .invalidURL)
+        }
     }
 }

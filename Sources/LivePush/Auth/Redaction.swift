@@ -18,8 +18,11 @@ public enum Redaction {
     /// what the channels API and its logs show of an output.
     public static func redactStreamKey(_ url: String) -> String {
         let redacted = redactURL(url)
-        let end = redacted.firstIndex(of: "?") ?? redacted.endIndex
-        guard let scheme = redacted.range(of: "://"), let slash = redacted[scheme.upperBound..<end].lastIndex(of: "/"),
+        // The query starts after the scheme: a "?" before it (a string that is no URL) must not
+        // end the name before it begins.
+        guard let scheme = redacted.range(of: "://") else { return redacted }
+        let end = redacted[scheme.upperBound...].firstIndex(of: "?") ?? redacted.endIndex
+        guard let slash = redacted[scheme.upperBound..<end].lastIndex(of: "/"),
               redacted[scheme.upperBound..<slash].contains("/") else { return redacted }
         let name = redacted[redacted.index(after: slash)..<end]
         guard !name.isEmpty else { return redacted }
