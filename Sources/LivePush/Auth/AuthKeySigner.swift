@@ -1,4 +1,3 @@
-import Crypto
 
 /// Signs push URLs with a "type A" `auth_key` and verifies them, as the server would.
 ///
@@ -130,7 +129,7 @@ public struct AuthKeySigner: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     static func md5Hex(_ text: String) -> String {
-        hex(Array(Insecure.MD5.hash(data: Array(text.utf8))))
+        hex(GnuTLS.md5(Array(text.utf8)))
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

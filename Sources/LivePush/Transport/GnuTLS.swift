@@ -97,6 +97,20 @@ enum GnuTLS {
         return UnsafeMutableRawPointer(session)
     }
 
+    /// The MD5 digest of `bytes` (an auth_key's HASH: the push protocol's choice, not ours).
+    /// GnuTLS is linked for rtmps:// anyway; a second crypto library only for this cost the
+    /// build minutes (BoringSSL).
+    static func md5(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 16)
+        let rc = bytes.withUnsafeBytes { input in
+            digest.withUnsafeMutableBytes { output in
+                gnutls_hash_fast(GNUTLS_DIG_MD5, input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        precondition(rc == 0, "GnuTLS refused MD5: \(message(rc))")
+        return digest
+    }
+
     /// Decrypted bytes GnuTLS holds that nobody has read yet. They arrived in a record that was
     /// read whole from the socket, so the socket does not poll readable for them.
     static func pendingBytes(in session: UnsafeMutableRawPointer) -> Int {
