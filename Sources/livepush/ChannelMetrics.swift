@@ -41,8 +41,8 @@ final class ChannelMetrics: Sendable {
         series.withLock { series in
             let channels = manager.list.map(\.snapshot)
             for status in Channel.Status.allCases {
-                registry.makeGauge(name: "livepush_channels", labels: [("state", status.rawValue)],
-                                   help: "Channels by state.").set(Double(channels.filter { $0.status == status }.count))
+                registry.makeGauge(descriptor: Self.named("livepush_channels", "Channels by state."),
+                                   labels: [("state", status.rawValue)]).set(Double(channels.filter { $0.status == status }.count))
             }
             var present = Set<String>()
             for channel in channels {
@@ -59,21 +59,26 @@ final class ChannelMetrics: Sendable {
                 series[id] = nil
             }
             let process = ProcessFigures.read()
-            registry.makeGauge(name: "livepush_process_threads", help: "Threads of the process.").set(Double(process.threads))
-            registry.makeGauge(name: "livepush_process_resident_memory_bytes", help: "Resident memory of the process.")
+            registry.makeGauge(descriptor: Self.named("livepush_process_threads", "Threads of the process.")).set(Double(process.threads))
+            registry.makeGauge(descriptor: Self.named("livepush_process_resident_memory_bytes", "Resident memory of the process."))
                 .set(Double(process.residentBytes))
             return registry.emitToBuffer()
         }
     }
 
+    /// A metric's full name and help (the names carry their unit already: `_bytes`, `_total`, `_seconds`).
+    private static func named(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     private func record(_ channel: Channel.Snapshot, into made: inout [Series]) {
         func gauge(_ name: String, _ labels: [(String, String)], _ help: String, _ value: Double) {
-            let gauge = registry.makeGauge(name: name, labels: labels, help: help)
+            let gauge = registry.makeGauge(descriptor: Self.named(name, help), labels: labels)
             gauge.set(value)
             made.append(.gauge(gauge))
         }
         func counter(_ name: String, _ labels: [(String, String)], _ help: String, _ value: some BinaryInteger) {
-            let counter = registry.makeCounter(name: name, labels: labels, help: help)
+            let counter = registry.makeCounter(descriptor: Self.named(name, help), labels: labels)
             counter.reset()
             counter.increment(by: Double(value))
             made.append(.counter(counter))

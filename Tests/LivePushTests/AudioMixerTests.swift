@@ -24,7 +24,7 @@ final class AudioRingBufferTests: XCTestCase {
     func testResetToAnotherChannelCountEmptiesIt() {
         var ring = AudioRingBuffer(channels: 2, capacity: 8)
         let s: [Float] = [1, 2]
-        s.withUnsafeBufferPointer { p in ring.write([p, p]) }
+        _ = s.withUnsafeBufferPointer { p in ring.write([p, p]) }
         ring.reset(channels: 1)
         XCTAssertEqual(ring.count, 0)
         XCTAssertEqual(ring.channels, 1)

@@ -17,7 +17,7 @@ final class RunningCLI: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: stderrPath) ?? FileHandle.nullDevice
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -148,7 +148,7 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     /// No crash; whatever is accepted has every path inside the media root.
     static func checkChannelsConfig(_ bytes: [UInt8]) -> String? {
         defer { emptyScratch() }
-        FileManager.default.createFile(atPath: scratch + "/show.mp4", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: scratch + "/show.mp4", contents: Data("x".utf8))
         guard let root = try? MediaRoot(scratch) else { return "no media root" }
         if let config = try? ChannelsConfig(json: Data(bytes), relativeTo: scratch) {
             let paths = config.channels.flatMap { channel -> [String] in
