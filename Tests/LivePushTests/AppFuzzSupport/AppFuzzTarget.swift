@@ -48,9 +48,12 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     // MARK: Receiver session
 
     /// No crash; at most a few kilobytes out per byte in (no amplification); every file written
-    /// lies directly in the record directory.
+    /// lies directly in the record directory, which sits two levels down in the scratch directory
+    /// so that a name climbing out of it ("..", "/") shows as a stranger in a level above.
     static func checkReceiverSession(_ bytes: [UInt8]) -> String? {
         defer { emptyScratch() }
+        let records = scratch + "/outer/records"
+        try? FileManager.default.createDirectory(atPath: records, withIntermediateDirectories: true)
         var input = bytes
         if let first = bytes.first, first % 2 == 0 {
             input = [3] + [UInt8](repeating: 1, count: 1536) + [UInt8](repeating: 2, count: 1536) + bytes.dropFirst()
@@ -58,7 +61,7 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         let core = ReceiverCore()
         var limits = RTMPReceiver.Limits()
         limits.maxChunkStreamBytes = 1 << 20
-        let configuration = RTMPReceiver.Configuration(recordDirectory: scratch, limits: limits)
+        let configuration = RTMPReceiver.Configuration(recordDirectory: records, limits: limits)
         let channel = EmbeddedChannel()
         // Runs the loop's last tasks (the handlers' removal): without them the pipeline and the
         // channel hold each other for good.
@@ -80,10 +83,22 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         while let buffer = try? channel.readOutbound(as: ByteBuffer.self) { written += buffer.readableBytes }
         if written > 8192 + 16 * input.count { return "\(written) bytes out for \(input.count) in" }
         _ = try? channel.finish(acceptAlreadyClosed: true)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? [] {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: scratch + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue {
-                return "a directory was made in the record directory: \(name)"
+        return strangerAroundRecords(scratch: scratch, records: records)
+    }
+
+    /// A file written outside `records` (scratch and the level between hold only the way down), or
+    /// anything in it but regular files (a directory, a symbolic link).
+    static func strangerAroundRecords(scratch: String, records: String) -> String? {
+        let files = FileManager.default
+        if let names = try? files.contentsOfDirectory(atPath: scratch), names != ["outer"] { return "written beside the records: \(names)" }
+        if let names = try? files.contentsOfDirectory(atPath: scratch + "/outer"), names != ["records"] {
+            return "written beside the records: \(names)"
+        }
+        for name in (try? files.contentsOfDirectory(atPath: records)) ?? [] {
+            // attributesOfItem does not follow a symbolic link.
+            guard let type = try? files.attributesOfItem(atPath: records + "/" + name)[.type] as? FileAttributeType,
+                  type == .typeRegular else {
+                return "not a regular file in the record directory: \(name)"
             }
         }
         return nil
@@ -93,8 +108,16 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
 
     /// Messages framed as [type][timestamp: 4][length: 2][payload]. Every audio, video and data
     /// message is a tag of the recording, read back whole.
+    /// The same messages go through the pusher's ``FLVRecorder`` too (``checkFLVRecorder(_:)``).
     static func checkRecorder(_ bytes: [UInt8]) -> String? {
         defer { emptyScratch() }
+        let messages = recorderMessages(bytes)
+        if let broken = checkPublishRecorder(messages) { return broken }
+        emptyScratch()
+        return checkFLVRecorder(messages, flags: bytes.first ?? 0)
+    }
+
+    static func recorderMessages(_ bytes: [UInt8]) -> [RTMPMessage] {
         var messages: [RTMPMessage] = []
         var p = 0
         while p + 7 <= bytes.count {
@@ -105,6 +128,10 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
                                         payload: Array(bytes[(p + 7)..<(p + 7 + length)])))
             p += 7 + length
         }
+        return messages
+    }
+
+    static func checkPublishRecorder(_ messages: [RTMPMessage]) -> String? {
         let path = scratch + "/fuzz.flv"
         guard let recorder = try? PublishRecorder(publishID: 1, app: "a", stream: "s", remote: "r", recordingPath: path) else {
             return "the recording could not be created"
