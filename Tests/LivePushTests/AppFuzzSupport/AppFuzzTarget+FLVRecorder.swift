@@ -21,6 +21,9 @@ extension AppFuzzTarget {
                                                            audioSpecificConfig: [0x12, 0x10])
         let packets = messages.map(packet(for:))
         let path = scratch + "/record.flv"
+        // The writer thread outlives finish() by a moment; libFuzzer's leak check during its exit
+        // reported the thread's Foundation object (never on a replay, never once threads end).
+        defer { waitForRecorderThreads() }
         let recorder: FLVRecorder
         do {
             recorder = try FLVRecorder(path: path, info: StreamInfo(video: video, audio: audio, duration: 0), waitsWhenFull: true,
@@ -48,6 +51,21 @@ extension AppFuzzTarget {
             }
         }
         return nil
+    }
+
+    /// Up to a second for every `livepush.record` thread to end.
+    private static func waitForRecorderThreads() {
+        func recording() -> Bool {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.contains { task in
+                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.hasPrefix("livepush.record") == true
+            }
+        }
+        var waits = 0
+        while recording(), waits < 10_000 {
+            usleep(100)
+            waits += 1
+        }
     }
 
     /// 8 audio, 9 video, 18 data, 15 a cue, 20 a sequence header (video or audio by the stamp's

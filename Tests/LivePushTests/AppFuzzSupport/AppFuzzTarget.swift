@@ -15,9 +15,9 @@ import NIOEmbedded
 enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     /// Bytes from a client through the receiver's pipeline (after a handshake when the first byte is even).
     case receiverSession = "receiver-session"
-    /// Media and data messages into a PublishRecorder, then its recording read back.
+    /// Media and data messages into a PublishRecorder and the pusher's FLVRecorder, then their recordings read back.
     case recorder
-    /// A schedule, a clip (a control API body) and a blackout option.
+    /// A schedule, a clip (a control API body), a blackout option and the blackout body's JSON parser.
     case schedule
     /// A channels configuration, a channel object (a control API body), and a control request's headers.
     case channelsConfig = "channels-config"
@@ -167,27 +167,41 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
             return "an accepted clip runs from \(clip.inPoint) to \(clip.outPoint)"
         }
         if let text = String(bytes: bytes, encoding: .utf8) { _ = try? BlackoutWindow(parsing: text) }
+        // The blackout body's reader (PlayoutControlServer.blackoutDuration, in the executable, which
+        // the harness cannot link): Foundation's parser, then a range check before any conversion.
+        _ = try? JSONSerialization.jsonObject(with: data)
         return nil
     }
 
     // MARK: Channel configurations and requests
+
+    /// The first path of `channels` (input, playout, record, alternate) not inside `root`.
+    static func pathOutside(_ root: MediaRoot, _ channels: [ChannelSpec]) -> String? {
+        let paths = channels.flatMap { channel -> [String] in
+            var paths = [channel.record, channel.alternate].compactMap { $0 }
+            switch channel.source {
+            case .file(let path, _): paths.append(path)
+            case .playout(let path): paths.append(path)
+            }
+            return paths
+        }
+        return paths.first { !$0.hasPrefix(root.path + "/") }.map { "\($0) is outside \(root.path)" }
+    }
 
     /// No crash; whatever is accepted has every path inside the media root.
     static func checkChannelsConfig(_ bytes: [UInt8]) -> String? {
         defer { emptyScratch() }
         _ = FileManager.default.createFile(atPath: scratch + "/show.mp4", contents: Data("x".utf8))
         guard let root = try? MediaRoot(scratch) else { return "no media root" }
-        if let config = try? ChannelsConfig(json: Data(bytes), relativeTo: scratch) {
-            let paths = config.channels.flatMap { channel -> [String] in
-                var paths = [channel.record, channel.alternate].compactMap { $0 }
-                switch channel.source {
-                case .file(let path, _): paths.append(path)
-                case .playout(let path): paths.append(path)
-                }
-                return paths
-            }
-            let inside = (config.mediaRoot ?? root).path
-            if let outside = paths.first(where: { !$0.hasPrefix(inside + "/") }) { return "\(outside) is outside \(inside)" }
+        if let config = try? ChannelsConfig(json: Data(bytes), relativeTo: scratch),
+           let outside = pathOutside(config.mediaRoot ?? root, config.channels) {
+            return outside
+        }
+        // The body of POST /channels: one channel object, read as ChannelsControlServer reads it.
+        if case .object(let object)? = try? JSONDecoder().decode(JSONField.self, from: Data(bytes)),
+           let spec = try? ChannelSpec(json: object, name: "body", root: root),
+           let outside = pathOutside(root, [spec]) {
+            return outside
         }
         if let text = String(bytes: bytes, encoding: .utf8) {
             let parts = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
