@@ -57,24 +57,15 @@ extension AppFuzzTarget {
     private static func waitForRecorderThreads() {
         func recording() -> Bool {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            return tasks.contains { task in threadName("/proc/self/task/\(task)/comm").hasPrefix("livepush.record") }
+            return tasks.contains { task in
+                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.hasPrefix("livepush.record") == true
+            }
         }
         var waits = 0
         while recording(), waits < 10_000 {
             usleep(100)
             waits += 1
         }
-    }
-
-    /// A /proc comm file read with read(2): Foundation's String(contentsOfFile:) leaked its buffer
-    /// on these files (they report a size of 0), which libFuzzer's leak check caught.
-    private static func threadName(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
     }
 
     /// 8 audio, 9 video, 18 data, 15 a cue, 20 a sequence header (video or audio by the stamp's
