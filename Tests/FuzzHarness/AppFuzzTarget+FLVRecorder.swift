@@ -1,1 +1,0 @@
-../LivePushTests/AppFuzzSupport/AppFuzzTarget+FLVRecorder.swift
