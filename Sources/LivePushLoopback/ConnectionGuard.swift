@@ -40,21 +40,23 @@ final class ConnectionGuard: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        handshakeTimer?.cancel()
-        idleTimer?.cancel()
+        cancelTimers()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        context.fireChannelInactive()
+    }
+
+    /// The timers hold the handler and its context: a closed connection lets them go.
+    private func cancelTimers() {
         handshakeTimer?.cancel()
         idleTimer?.cancel()
-        context.fireChannelInactive()
     }
 
     private func start(context: ChannelHandlerContext) {
         guard handshakeTimer == nil else { return }
-        if let address = context.channel.remoteAddress {
-            remote = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
-        }
+        if context.channel.remoteAddress != nil { remote = ReceiverCore.remote(of: context.channel) }
         lastRead = .now()
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         handshakeTimer = context.eventLoop.scheduleTask(in: .nanoseconds(limits.handshakeTimeout.totalNanoseconds)) {

@@ -30,16 +30,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if let address = context.channel.remoteAddress {
-            remote = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
-        }
+        if context.channel.remoteAddress != nil { remote = ReceiverCore.remote(of: context.channel) }
         context.fireChannelActive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive, let address = context.channel.remoteAddress {
-            remote = "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
-        }
+        if context.channel.isActive, context.channel.remoteAddress != nil { remote = ReceiverCore.remote(of: context.channel) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -203,11 +203,9 @@ final class ReceiverCore: Sendable {
             var outcome = Outcome.accepted
             if s.channels.count >= limit {
                 guard let oldest = s.channels.values.filter({ !$0.handshakeDone }).min(by: { $0.number < $1.number }) else {
-                    s.limitCounters.note(.connectionRefused)
                     return .refused
                 }
                 s.channels[ObjectIdentifier(oldest.channel)] = nil
-                s.limitCounters.note(.connectionEvicted)
                 outcome = .evicting(oldest.channel)
             }
             s.nextConnection += 1
@@ -218,10 +216,10 @@ final class ReceiverCore: Sendable {
         case .stopped:
             return false
         case .refused:
-            emit(.limitReached(.connectionRefused, remote: Self.remote(of: channel)))
+            noteLimit(.connectionRefused, remote: Self.remote(of: channel))
             return false
         case .evicting(let oldest):
-            emit(.limitReached(.connectionEvicted, remote: Self.remote(of: oldest)))
+            noteLimit(.connectionEvicted, remote: Self.remote(of: oldest))
             oldest.close(promise: nil)
         case .accepted:
             break

@@ -22,12 +22,12 @@ public struct BlackoutWindow: Sendable, Equatable {
     /// Parses `START+SECONDS`, where START is seconds of the output timeline or an ISO 8601
     /// time (`2026-11-23T10:00:00Z`). Throws `breakSetupInvalid` naming what is wrong.
     public init(parsing text: String) throws(LivePushError) {
-        guard let plus = text.lastIndex(of: "+"), let seconds = Double(text[text.index(after: plus)...]), seconds > 0,
-              seconds <= PlayoutSchedule.maxSeconds else {
+        guard let plus = text.lastIndex(of: "+"), let seconds = Double(text[text.index(after: plus)...]),
+              PlayoutSchedule.isTime(seconds, positive: true) else {
             throw LivePushError(.breakSetupInvalid, "blackout \"\(text)\": write START+SECONDS, e.g. 30+10 or 2026-11-23T10:00:00Z+600")
         }
         let startText = String(text[..<plus])
-        if let position = Double(startText), position >= 0, position <= PlayoutSchedule.maxSeconds {
+        if let position = Double(startText), PlayoutSchedule.isTime(position) {
             start = .position(.milliseconds(Int64(position * 1000)))
         } else if let date = ISO8601DateFormatter().date(from: startText) {
             start = .wallClock(date)

@@ -26,10 +26,16 @@ extension PlayoutSchedule {
         try self.init(json: data, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
 
-    /// A number of seconds from the JSON: finite, from 0 (or more than 0) to ``maxSeconds``.
+    /// Whether `seconds` is a time a schedule or blackout may name: finite, from 0 (or more than
+    /// 0) to ``maxSeconds``.
+    static func isTime(_ seconds: Double, positive: Bool = false) -> Bool {
+        seconds.isFinite && (positive ? seconds > 0 : seconds >= 0) && seconds <= maxSeconds
+    }
+
+    /// A number of seconds from the JSON (see ``isTime(_:positive:)``).
     static func seconds(_ value: JSONField?, _ id: String, _ field: String, positive: Bool = false) throws(LivePushError) -> Double {
         guard case .number(let seconds) = value else { throw refuse(id, field, "is missing or not a number of seconds") }
-        guard seconds.isFinite, positive ? seconds > 0 : seconds >= 0, seconds <= maxSeconds else {
+        guard isTime(seconds, positive: positive) else {
             throw refuse(id, field, "must be \(positive ? "more than 0" : "0 or more") and at most \(Int(maxSeconds)) seconds")
         }
         return seconds

@@ -89,8 +89,8 @@ public struct PlayoutSchedule: Sendable, Equatable {
             guard !clip.id.isEmpty else { throw refuse("?", "id", "is empty") }
             guard ids.insert(clip.id).inserted else { throw refuse(clip.id, "id", "is used twice") }
             guard !clip.source.isEmpty else { throw refuse(clip.id, "source", "is empty") }
-            guard clip.inPoint >= 0, clip.inPoint.isFinite else { throw refuse(clip.id, "in", "must be 0 or more") }
-            guard clip.outPoint.isFinite, clip.inPoint < clip.outPoint, clip.outPoint <= Self.maxSeconds else {
+            guard Self.isTime(clip.inPoint) else { throw refuse(clip.id, "in", "must be 0 or more") }
+            guard Self.isTime(clip.outPoint), clip.inPoint < clip.outPoint else {
                 throw refuse(clip.id, "out", "must be after in (\(clip.inPoint)) and at most \(Int(Self.maxSeconds)) seconds")
             }
         }

@@ -22,11 +22,10 @@ extension RTMPSession {
         var actions: [ServerMessages.Action] = []
         var budget = Self.readBudget
         while budget > 0 {
-            let read = readWithoutWaiting(max: budget)
-            switch read {
-            case .bytes(let bytes):
-                budget -= bytes.count
-                actions += messages.receive(bytes)
+            switch readWithoutWaiting(max: budget) {
+            case .bytes(let count):
+                budget -= count
+                actions += messages.receive(incomingBytes[..<count])
             case .wouldBlock:
                 budget = 0
             case .closed:
@@ -56,38 +55,42 @@ extension RTMPSession {
     private static let readBudget = 64 * 1024
 
     private enum Read {
-        case bytes([UInt8])
+        /// This many bytes are at the start of ``RTMPSession/incomingBytes``.
+        case bytes(Int)
         case wouldBlock
         case closed
         case failed(String)
     }
 
-    /// The bytes librtmp read ahead first, then what the socket (or the TLS session) holds now.
+    /// The bytes librtmp read ahead first, then what the socket (or the TLS session) holds now,
+    /// into ``RTMPSession/incomingBytes``. (`m_sb` is read field by field: a copy of it would copy
+    /// its 16 KiB buffer too.)
     private func readWithoutWaiting(max: Int) -> Read {
-        let sb = rtmp.pointee.m_sb
-        if sb.sb_size > 0, let start = sb.sb_start {
-            let bytes = start.withMemoryRebound(to: UInt8.self, capacity: Int(sb.sb_size)) { Array(UnsafeBufferPointer(start: $0, count: Int(sb.sb_size))) }
-            rtmp.pointee.m_sb.sb_size = 0
-            return .bytes(bytes)
+        let size = min(max, incomingBytes.count)
+        let readAhead = min(Int(rtmp.pointee.m_sb.sb_size), size)
+        if readAhead > 0, let start = rtmp.pointee.m_sb.sb_start {
+            incomingBytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: start, byteCount: readAhead) }
+            rtmp.pointee.m_sb.sb_start = start + readAhead
+            rtmp.pointee.m_sb.sb_size -= Int32(readAhead)
+            return .bytes(readAhead)
         }
-        var buffer = [UInt8](repeating: 0, count: min(max, 16 * 1024))
-        let fd = sb.sb_socket
-        if let session = sb.sb_ssl {
+        let fd = rtmp.pointee.m_sb.sb_socket
+        if let session = rtmp.pointee.m_sb.sb_ssl {
             // GnuTLS reads whole records: on a non-blocking socket an incomplete one gives "again"
             // and stays buffered inside the session until the rest arrives.
             let flags = fcntl(fd, F_GETFL)
             _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
             defer { _ = fcntl(fd, F_SETFL, flags) }
-            let result = buffer.withUnsafeMutableBytes { GnuTLS.receive(from: session, into: $0) }
+            let result = incomingBytes.withUnsafeMutableBytes { GnuTLS.receive(from: session, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<size])) }
             switch result {
-            case .bytes(let n): return .bytes(Array(buffer.prefix(n)))
+            case .bytes(let n): return .bytes(n)
             case .wouldBlock: return .wouldBlock
             case .closed: return .closed
             case .failed(let why): return .failed(why)
             }
         }
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if n > 0 { return .bytes(Array(buffer.prefix(n))) }
+        let n = incomingBytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress, size, Int32(MSG_DONTWAIT)) }
+        if n > 0 { return .bytes(n) }
         if n == 0 { return .closed }
         if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .wouldBlock }
         return .failed(String(cString: strerror(errno)))

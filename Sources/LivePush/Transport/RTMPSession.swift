@@ -51,6 +51,9 @@ final class RTMPSession {
     var bytesSent: Int64 = 0
     /// The server's messages once the publish has started (see ``serviceIncoming()``).
     var incoming: ServerMessages?
+    /// Where the server's bytes are read into: one buffer for the connection's life (a read is
+    /// tried every 100 ms on every published output).
+    var incomingBytes = [UInt8](repeating: 0, count: 16 * 1024)
     /// The CAs an rtmps:// session was verified with. The GnuTLS session librtmp holds refers to
     /// them, so they are released only after `deinit` has closed that session.
     private var tlsCredentials: GnuTLS.Credentials?

@@ -131,7 +131,7 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         if let schedule = try? PlayoutSchedule(json: data, relativeTo: "/media") {
             var times: [Double] = schedule.content.flatMap { [$0.inPoint, $0.outPoint] }
             for ad in schedule.ads { times += [ad.clip.inPoint, ad.clip.outPoint, ad.at ?? 0] }
-            if let bad = times.first(where: { !$0.isFinite || $0 < 0 || $0 > PlayoutSchedule.maxSeconds }) {
+            if let bad = times.first(where: { !PlayoutSchedule.isTime($0) }) {
                 return "an accepted schedule holds the time \(bad)"
             }
         }
