@@ -87,10 +87,23 @@ enum EventFormatter {
         if !s.outputs.isEmpty {
             fields.append(("outputs", .array(s.outputs.map(json))))
         }
+        if !s.renditions.isEmpty {
+            fields.append(("renditionFramesDecoded", .int(Int64(s.renditionFramesDecoded))))
+            fields.append(("renditions", .array(s.renditions.map(json))))
+        }
         if s.recordedBytes > 0 {
             fields.append(("recording", .object([("bytes", .int(s.recordedBytes)), ("drops", .int(Int64(s.recordingDrops)))])))
         }
         return .object(fields)
+    }
+
+    static func json(_ r: RenditionStats) -> JSONValue {
+        .object([
+            ("video", .string(r.rendition.description)),
+            ("outputs", .array(r.outputs.map { .int(Int64($0)) })),
+            ("framesEncoded", .int(Int64(r.framesEncoded))),
+            ("bitrate", .int(Int64(r.bitrate))),
+        ])
     }
 
     static func json(_ o: OutputStats) -> JSONValue {

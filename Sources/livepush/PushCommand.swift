@@ -76,12 +76,30 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: "Also write what is pushed to this local FLV file; it keeps recording while the network is down.")
     var record: String?
 
+    @Option(name: .customLong("output-video"), parsing: .singleValue,
+            help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS (1=640x360@800); repeatable.",
+                               discussion: "Encoded once per distinct size and bitrate from one decode; other outputs carry the input's video.",
+                               valueName: "ID=WxH@KBPS"))
+    var outputVideo: [String] = []
+
     @Option(name: .customLong("receiver-dir"),
             help: "Directory where the embedded receiver (no URL given) records (default: a temporary directory).")
     var receiverDirectory: String?
 
     @Option(name: .customLong("stats-interval"), help: "Seconds between statistics lines.")
     var statsInterval: Double?
+
+    /// `--output-video` assignments by output id; an id given twice is refused.
+    static func outputRenditions(_ assignments: [String]) throws(LivePushError) -> [Int: VideoRendition] {
+        var renditions: [Int: VideoRendition] = [:]
+        for text in assignments {
+            let (id, rendition) = try VideoRendition.parseAssignment(text)
+            guard renditions.updateValue(rendition, forKey: id) == nil else {
+                throw LivePushError(.outputSettingsInvalid, "--output-video gives output \(id) twice")
+            }
+        }
+        return renditions
+    }
 
     func validate() throws {
         if let v = videoBitrate, v <= 0 { throw ValidationError("--video-bitrate must be positive") }
@@ -110,6 +128,11 @@ struct PushCommand: AsyncParsableCommand {
         music.apply(to: &config)
         serverTrust.apply(to: &config)
         cues.apply(to: &config)
+        do {
+            config.outputVideo = try Self.outputRenditions(outputVideo)
+        } catch {
+            throw fail(error)
+        }
         let showProgress = !json && ProgressBar.isTerminal
         config.statsInterval = .milliseconds(Int64((statsInterval ?? (showProgress ? 0.5 : 2)) * 1000))
 

@@ -36,6 +36,44 @@ final class ChannelsConfigTests: XCTestCase {
         XCTAssertTrue(config.channels.allSatisfy(\.autostart))
     }
 
+    func testAnOutputMayBeAnObjectWithARenditionOfItsOwn() throws {
+        let config = try parse("""
+        {"channels": [{"id": "c0", "input": "show.mp4",
+                       "outputs": ["rtmp://host/app/full", {"url": "rtmp://host/app/small", "video": {"size": "640x360", "bitrate": 800}},
+                                   {"url": "rtmp://host/app/plain"}]}]}
+        """)
+        XCTAssertEqual(config.channels[0].outputs, ["rtmp://host/app/full", "rtmp://host/app/small", "rtmp://host/app/plain"])
+        XCTAssertEqual(config.channels[0].outputVideo, [1: VideoRendition(width: 640, height: 360, bitrateKbps: 800)])
+        let refused: [(String, String)] = [
+            (#"{"url": "rtmp://h/a/s", "video": {"size": "640x360"}}"#, #"field "outputs[0].video""#),
+            (#"{"url": "rtmp://h/a/s", "video": {"size": "640x360", "bitrate": 10}}"#, #"field "outputs[0].video""#),
+            (#"{"url": "rtmp://h/a/s", "video": {"size": "big", "bitrate": 800}}"#, #"field "outputs[0].video""#),
+            (#"{"url": "rtmp://h/a/s", "audio": {}}"#, #"field "outputs[0].audio""#),
+            (#"{"video": {"size": "640x360", "bitrate": 800}}"#, #"field "outputs[0].url""#),
+            (#"{"url": "http://h/a/s"}"#, #"field "outputs[0]""#),
+        ]
+        for (output, expected) in refused {
+            let json = #"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [\#(output)]}]}"#
+            XCTAssertThrowsError(try parse(json), json) { error in
+                let error = error as? LivePushError
+                XCTAssertEqual(error?.code, .channelConfigInvalid, json)
+                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")")
+            }
+        }
+    }
+
+    func testOutputVideoIsParsedAsTheCLIWritesIt() throws {
+        let (id, rendition) = try VideoRendition.parseAssignment("1=320x180@300")
+        XCTAssertEqual(id, 1)
+        XCTAssertEqual(rendition, VideoRendition(width: 320, height: 180, bitrateKbps: 300))
+        XCTAssertEqual(rendition.description, "320x180@300")
+        for bad in ["320x180@300", "-1=320x180@300", "1=320x180", "1=320x180@", "1=8x8@300", "1=320x180@1000000", "1=320x180@3e2"] {
+            XCTAssertThrowsError(try VideoRendition.parseAssignment(bad), bad) { error in
+                XCTAssertEqual((error as? LivePushError)?.code, .outputSettingsInvalid, bad)
+            }
+        }
+    }
+
     func testRefusalsNameTheChannelAndTheField() {
         let cases: [(String, String)] = [
             (#"{"channels": [{"id": "a b", "input": "show.mp4", "outputs": ["rtmp://h/a/s"]}]}"#, #"field "id""#),

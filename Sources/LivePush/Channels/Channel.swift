@@ -102,6 +102,7 @@ public final class Channel: Sendable {
         config.recordPath = spec.record
         config.recordKeepsExisting = true
         config.breaks.alternate = spec.alternate
+        config.outputVideo = spec.outputVideo
         if case .file(_, let loop) = spec.source { config.looping = loop }
         let generation = try running.withLock { state throws(LivePushError) -> Int in
             if state.pusher != nil, state.status != .failed, state.status != .finished, state.status != .stopped {
@@ -193,6 +194,10 @@ public final class Channel: Sendable {
                 throw LivePushError(.channelNotFound, "channel \"\(state.spec.id)\" has no output \(index)")
             }
             state.spec.outputs.remove(at: index)
+            // Renditions follow their outputs' positions.
+            state.spec.outputVideo = Dictionary(uniqueKeysWithValues: state.spec.outputVideo.compactMap { key, video in
+                key == index ? nil : (key > index ? key - 1 : key, video)
+            })
             let pushID = index < state.pushOutputIDs.count ? state.pushOutputIDs.remove(at: index) : nil
             return (state.isLive ? state.pusher : nil, pushID)
         }

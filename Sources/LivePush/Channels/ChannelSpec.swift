@@ -12,6 +12,9 @@ public struct ChannelSpec: Sendable, Equatable {
     public var source: Source
     /// RTMP URLs (each an output of its own; at least one).
     public var outputs: [String]
+    /// Outputs with a video size and bitrate of their own, by position in ``outputs``
+    /// (``PushConfig/outputVideo``).
+    public var outputVideo: [Int: VideoRendition]
     /// A local FLV recording of what is pushed, beside the outputs.
     public var record: String?
     /// Alternate content for blackouts (playout channels' control, cue-driven breaks).
@@ -19,10 +22,12 @@ public struct ChannelSpec: Sendable, Equatable {
     /// Started with the process (else on a start request).
     public var autostart: Bool
 
-    public init(id: String, source: Source, outputs: [String], record: String? = nil, alternate: String? = nil, autostart: Bool = true) {
+    public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],
+                record: String? = nil, alternate: String? = nil, autostart: Bool = true) {
         self.id = id
         self.source = source
         self.outputs = outputs
+        self.outputVideo = outputVideo
         self.record = record
         self.alternate = alternate
         self.autostart = autostart

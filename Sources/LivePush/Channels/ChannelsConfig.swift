@@ -148,21 +148,19 @@ extension ChannelSpec {
         case (.some, .some): throw refuse(id, "playout", "give input or playout, not both")
         }
         var urls: [String] = []
+        var video: [Int: VideoRendition] = [:]
         switch object["outputs"] {
         case nil: break
         case .array(let items):
             for (index, item) in items.enumerated() {
-                guard case .string(let url) = item else { throw refuse(id, "outputs[\(index)]", "must be an rtmp:// URL") }
-                do {
-                    _ = try PushURL(url)
-                } catch {
-                    throw refuse(id, "outputs[\(index)]", error.message)
-                }
-                urls.append(url)
+                let output = try Self.output(item, channel: id, field: "outputs[\(index)]")
+                urls.append(output.url)
+                video[index] = output.video
             }
-        default: throw refuse(id, "outputs", "must be a list of rtmp:// URLs")
+        default: throw refuse(id, "outputs", "must be a list of rtmp:// URLs or output objects")
         }
         outputs = urls
+        outputVideo = video
         if let value = try text("record") {
             do throws(LivePushError) {
                 record = try root.fileToWrite(value)
@@ -181,5 +179,47 @@ extension ChannelSpec {
         self.id = id
         // A recording goes beside the outputs, not instead of them.
         guard !outputs.isEmpty else { throw refuse(id, "outputs", "is missing or empty: give at least one rtmp:// URL") }
+    }
+
+    /// An output: an rtmp:// URL, or `{"url": URL, "video": {"size": "640x360", "bitrate": 800}}`
+    /// (bitrate in kbit/s) for a rendition of its own.
+    static func output(_ item: JSONField, channel id: String, field: String) throws(LivePushError) -> (url: String, video: VideoRendition?) {
+        let refuse = ChannelsConfig.refuse
+        let url: String
+        var rendition: VideoRendition?
+        switch item {
+        case .string(let text):
+            url = text
+        case .object(let fields):
+            if let unknown = fields.keys.sorted().first(where: { !["url", "video"].contains($0) }) {
+                throw refuse(id, "\(field).\(unknown)", "is not an output field (url, video)")
+            }
+            guard case .string(let text) = fields["url"] else { throw refuse(id, "\(field).url", "must be an rtmp:// URL") }
+            url = text
+            switch fields["video"] {
+            case nil: break
+            case .object(let video):
+                guard video.keys.allSatisfy({ ["size", "bitrate"].contains($0) }), case .string(let sizeText) = video["size"],
+                      let size = VideoSize(sizeText), case .number(let kbps) = video["bitrate"], kbps == kbps.rounded(), abs(kbps) < 1e9 else {
+                    throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS}")
+                }
+                let candidate = VideoRendition(width: size.width, height: size.height, bitrateKbps: Int(kbps))
+                do throws(LivePushError) {
+                    try candidate.validate()
+                } catch {
+                    throw refuse(id, "\(field).video", error.message)
+                }
+                rendition = candidate
+            default: throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS}")
+            }
+        default:
+            throw refuse(id, field, "must be an rtmp:// URL or an output object")
+        }
+        do {
+            _ = try PushURL(url)
+        } catch {
+            throw refuse(id, field, error.message)
+        }
+        return (url, rendition)
     }
 }

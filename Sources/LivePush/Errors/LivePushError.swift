@@ -89,6 +89,8 @@ extension LivePushError {
         case controlMediaTypeUnsupported = 0x3003_0606
         case pathOutsideMediaRoot = 0x3003_0607
 
+        case outputSettingsInvalid = 0x3003_0701
+
         public var hex: String {
             let digits = String(rawValue, radix: 16)
             return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
@@ -147,6 +149,7 @@ extension LivePushError {
             case .controlForbidden: "The request came from another origin or named another host (a web page or DNS rebinding); nothing was changed."
             case .controlMediaTypeUnsupported: "The control API takes bodies as Content-Type: application/json only; nothing was changed."
             case .pathOutsideMediaRoot: "The path is outside the media root, or not a regular file; nothing was read or written."
+            case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
             }
         }
     }

@@ -140,14 +140,16 @@ public final class LivePusher: Sendable {
             }
         }
         let slate: UncheckedTransfer<any MediaSource>?
+        let renditions: RenditionStage?
         do {
             slate = try makeSlate(for: info).map { UncheckedTransfer(value: $0) }
+            renditions = try makeRenditions(for: info, outputCount: urls.count)
         } catch {
             recorder?.finish()
             throw error
         }
-        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder,
-                                     slate: slate, sequence: sequence, breaks: breaks) { [weak self] signal in
+        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder, slate: slate,
+                                     sequence: sequence, breaks: breaks, renditions: renditions) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -164,6 +166,15 @@ public final class LivePusher: Sendable {
         startAuthTimer()
         startBitrateTimer()
         newSession.start(source: source)
+    }
+
+    /// The stage that encodes the outputs' own renditions (``PushConfig/outputVideo``), if any asked.
+    private func makeRenditions(for info: StreamInfo, outputCount: Int) throws(LivePushError) -> RenditionStage? {
+        guard !config.outputVideo.isEmpty else { return nil }
+        guard let video = info.video else {
+            throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
+        }
+        return try RenditionStage(renditions: config.outputVideo, outputCount: outputCount, source: video, options: config.media)
     }
 
     /// Stops sending the source but keeps the connection. With ``PushConfig/pauseImage``

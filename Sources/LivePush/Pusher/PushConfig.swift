@@ -26,6 +26,11 @@ public struct PushConfig: Sendable {
     /// Per output, by position of its URL: outputs past the end of the list (and the recording)
     /// use ``cueFormat``.
     public var outputCueFormats: [CueFormat] = []
+    /// Per output, by position of its URL: a video size and bitrate of its own, encoded after
+    /// the clock from one decode of the push's video and shared by the outputs that ask for the
+    /// same one. Outputs not listed carry the push's video as it is (stream copy when the
+    /// source is H.264). An id with no URL fails `start` with `outputSettingsInvalid`.
+    public var outputVideo: [Int: VideoRendition] = [:]
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them

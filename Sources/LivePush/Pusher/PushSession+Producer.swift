@@ -117,14 +117,15 @@ extension PushSession {
                 if let full = outputAwaitingRoom() { return .waitForRoom(full) }
                 air.pending = nil
                 if pending.sendsCuesFirst { deliverCues(dueBy: pending.packet.dts, &air) }
-                if let header = pending.header { deliver(header) }
+                if let header = pending.header { try deliver(header) }
                 var packet = pending.packet
                 if config.pacing == .realTime { packet.due = air.pacing.lastDue }
-                deliver(packet)
+                try deliver(packet)
                 return .again
             }
             guard try readUntilPending(&air) else {
                 deliverCues(dueBy: air.clock.end, &air)
+                try renditions?.finish(send: push)
                 lock.withLock { loopsCompleted = air.pass }
                 for output in outputs { output.finishSource() }
                 return .finished
@@ -245,9 +246,21 @@ extension PushSession {
         for output in outputs { output.wakeSender() }
     }
 
-    func deliver(_ packet: MediaPacket) {
-        for output in outputs { output.push(packet) }
+    /// Hands a packet to every output and the recording. With renditions, video goes as it is
+    /// only to the outputs that asked for none; the others get their rendition's encode of it.
+    func deliver(_ packet: MediaPacket) throws(LivePushError) {
         recorder?.offer(packet)
+        guard let renditions, packet.kind == .video else {
+            for output in outputs { output.push(packet) }
+            return
+        }
+        for id in renditions.directOutputs { outputs[id].push(packet) }
+        try renditions.process(packet, send: push)
+    }
+
+    /// Hands a rendition's packet to the outputs that take it.
+    private func push(_ packet: MediaPacket, to ids: [Int]) {
+        for id in ids { outputs[id].push(packet) }
     }
 
     private func takeOwedHeader(for packet: MediaPacket, _ air: inout OnAir) -> MediaPacket? {
@@ -300,8 +313,11 @@ extension PushSession {
                 openBlackout(for: duration, &air)
             case .endBlackout:
                 endBreakNow(&air)
+            case .outputNetwork(let id, let isPoor):
+                renditions?.networkChanged(output: id, isPoor: isPoor, now: now)
             }
         }
+        renditions?.tick(now: now)
         return true
     }
 

@@ -29,6 +29,8 @@ final class PushSession: @unchecked Sendable {
     let sequence: (any InputSequence)?
     /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
     let breaks: BreakSetup?
+    /// The outputs' own renditions, after the clock; nil: every output takes the push's video.
+    let renditions: RenditionStage?
     let lock = ConditionLock()
     /// Outputs report from their own threads; folding a signal and passing on what it means
     /// happen under this lock, so the pusher hears the push's changes in the order they happened.
@@ -52,8 +54,9 @@ final class PushSession: @unchecked Sendable {
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
          slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
-         breaks: BreakSetup? = nil, signal: @escaping @Sendable (Signal) -> Void) {
+         breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
+        self.renditions = renditions
         self.info = info
         self.recorder = recorder
         self.slate = slate
@@ -72,7 +75,9 @@ final class PushSession: @unchecked Sendable {
         var outputs: [RTMPOutput] = []
         let forward = UncheckedTransfer(value: WeakSession())
         for (id, url) in urls.enumerated() {
-            outputs.append(RTMPOutput(id: id, config: config, url: url, info: info) { outputSignal in
+            var announced = info
+            if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
+            outputs.append(RTMPOutput(id: id, config: config, url: url, info: announced) { outputSignal in
                 forward.value.session?.handle(outputSignal, from: id)
             })
         }
@@ -139,6 +144,7 @@ final class PushSession: @unchecked Sendable {
         stats.sourceDuration = info.duration
         if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
+        if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
         return stats
     }
 
@@ -152,6 +158,9 @@ final class PushSession: @unchecked Sendable {
                 return decision
             }
             for index in decision.stop { outputs[index].requestStop() }
+            if renditions != nil, case .network(let change) = outputSignal {
+                lock.withLock { commands.append(.outputNetwork(id: id, isPoor: change == .poor)) }
+            }
             if outputs.count > 1 {
                 signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
             }

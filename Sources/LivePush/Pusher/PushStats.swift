@@ -38,6 +38,10 @@ public struct PushStats: Sendable, Equatable {
     /// How late the (first) output wrote them to its socket: the release's lateness plus the
     /// time in the send queue (and any reconnect that held them).
     public var sendLateness = PacingLateness()
+    /// With per-output video (``PushConfig/outputVideo``): pictures the one decode after the
+    /// clock produced for the renditions, and each rendition's figures.
+    public var renditionFramesDecoded = 0
+    public var renditions: [RenditionStats] = []
 
     public init() {}
 }
@@ -74,4 +78,14 @@ public struct OutputStats: Sendable, Equatable {
     public var queuedDuration: Int64
     /// How late this output wrote packets to its socket, against the output clock.
     public var sendLateness: PacingLateness
+}
+
+/// One rendition's figures (see ``PushStats/renditions``).
+public struct RenditionStats: Sendable, Equatable {
+    public var rendition: VideoRendition
+    /// The outputs it feeds, by id.
+    public var outputs: [Int]
+    public var framesEncoded: Int
+    /// The encoder's bitrate now (bit/s): adaptive bitrate moves it for its outputs.
+    public var bitrate: Int
 }

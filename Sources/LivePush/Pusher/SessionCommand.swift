@@ -17,4 +17,6 @@ enum SessionCommand: Sendable {
     case startBlackout(duration: Duration?)
     /// The break or blackout on air ends (on the main input's next keyframe).
     case endBlackout
+    /// Output `id`'s network became poor or recovered: its rendition's adaptive bitrate.
+    case outputNetwork(id: Int, isPoor: Bool)
 }

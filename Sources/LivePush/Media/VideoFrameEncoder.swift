@@ -1,0 +1,37 @@
+/// Pictures in, H.264 ``MediaPacket``s out, at one size and bitrate: a scaler in front of an
+/// ``H264Encoder``. What a rendition encodes with (``RenditionStage``).
+final class VideoFrameEncoder {
+    let settings: VideoEncoderSettings
+    private let encoder: H264Encoder
+    private let scaler: FrameScaler
+
+    init(settings: VideoEncoderSettings) throws(LivePushError) {
+        self.settings = settings
+        encoder = try H264Encoder(settings: settings)
+        scaler = try FrameScaler(width: settings.width, height: settings.height)
+    }
+
+    /// The track as its outputs announce it (sequence header, metadata).
+    var trackInfo: VideoTrackInfo {
+        VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
+                       bitrate: encoder.bitrate, decoderConfiguration: encoder.decoderConfiguration)
+    }
+
+    var bitrate: Int { encoder.bitrate }
+
+    func setBitrate(_ bitsPerSecond: Int) {
+        encoder.setBitrate(bitsPerSecond)
+    }
+
+    /// Encodes `picture` at its own timestamp (µs), scaled to the configured size.
+    func encode(_ picture: VideoFrame, into out: inout [MediaPacket]) throws(LivePushError) {
+        var frame = picture.storage.frame
+        if !scaler.fits(frame) { frame = try scaler.scale(frame) }
+        try encoder.encode(frame, timestamp: picture.timestamp, keyframe: false, into: &out)
+    }
+
+    /// What the encoder still holds.
+    func finish(into out: inout [MediaPacket]) throws(LivePushError) {
+        try encoder.finish(into: &out)
+    }
+}

@@ -1,0 +1,141 @@
+/// After the clock: the video of outputs that asked for their own size or bitrate
+/// (``PushConfig/outputVideo``). The push's video, already stamped on the output clock, is
+/// decoded once here; each distinct rendition scales and encodes those pictures once and
+/// shares the result with every output that asked for it. Outputs that asked for nothing take
+/// the push's video as it is (stream copy, or the input's encode): the shortcut edge.
+///
+/// Input switches (loops, the pause image, playout entries, breaks) happen before the clock,
+/// so the stage only ever sees one continuous stream: a new codec configuration reopens the
+/// decoder, never an encoder. Owned by the producer; only its figures are read elsewhere.
+final class RenditionStage {
+    /// One rendition, its encoder and the outputs it feeds.
+    struct Branch {
+        let rendition: VideoRendition
+        let encoder: VideoFrameEncoder
+        let outputs: [Int]
+        /// Adaptive bitrate for this rendition (nil when the push does not adapt).
+        var bitrate: AdaptiveBitrate?
+        /// Its outputs that report a poor network: it steps down while any does.
+        var poorOutputs: Set<Int> = []
+    }
+
+    private(set) var branches: [Branch]
+    /// Outputs that take the push's own video.
+    let directOutputs: [Int]
+    private var decoder: VideoPacketDecoder
+    private var pictures: [VideoFrame] = []
+    private var encoded: [MediaPacket] = []
+    /// What the stage counted, for ``PushStats`` (read from any thread).
+    let figures: RenditionFigures
+
+    /// Opens one encoder per distinct rendition. `source` is the push's video as the clock
+    /// sends it; `options` gives the encoders their GOP, preset and adaptive-bitrate range.
+    init(renditions: [Int: VideoRendition], outputCount: Int, source: VideoTrackInfo,
+         options: MediaSourceOptions) throws(LivePushError) {
+        for id in renditions.keys where !(0..<outputCount).contains(id) {
+            throw LivePushError(.outputSettingsInvalid, "no output \(id): the push has \(outputCount) (ids 0...\(outputCount - 1))")
+        }
+        var branches: [Branch] = []
+        for rendition in Set(renditions.values).sorted(by: { ($0.width, $0.height, $0.bitrateKbps) > ($1.width, $1.height, $1.bitrateKbps) }) {
+            try rendition.validate()
+            var encoding = options
+            encoding.outputSize = VideoSize(width: rendition.width, height: rendition.height)
+            encoding.videoBitrateKbps = rendition.bitrateKbps
+            encoding.initialVideoBitrateKbps = nil
+            encoding.minVideoBitrateKbps = nil
+            encoding.frameRate = nil
+            let settings = try VideoEncoderSettings(width: source.width, height: source.height,
+                                                    frameRate: source.frameRate, options: encoding)
+            let outputs = renditions.filter { $0.value == rendition }.map(\.key).sorted()
+            let adaptive = options.adaptiveBitrate
+                ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate, initial: settings.initialBitrate)
+                : nil
+            branches.append(Branch(rendition: rendition, encoder: try VideoFrameEncoder(settings: settings),
+                                   outputs: outputs, bitrate: adaptive))
+        }
+        self.branches = branches
+        directOutputs = (0..<outputCount).filter { renditions[$0] == nil }
+        decoder = try VideoPacketDecoder(configuration: source.decoderConfiguration)
+        figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })
+    }
+
+    /// The video track output `id` announces: its rendition's, or nil for the push's own.
+    func trackInfo(forOutput id: Int) -> VideoTrackInfo? {
+        branches.first { $0.outputs.contains(id) }?.encoder.trackInfo
+    }
+
+    /// Takes one packet of the push's video (a frame or a new configuration) and hands each
+    /// rendition's packets to `send`, with the outputs they go to.
+    func process(_ packet: MediaPacket, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+        pictures.removeAll(keepingCapacity: true)
+        if packet.isSequenceHeader {
+            guard packet.data != decoder.configuration else { return }
+            // What the old configuration still holds is encoded before the new one opens.
+            try decoder.drain(into: &pictures)
+            try encodePictures(due: packet.due, send: send)
+            decoder = try VideoPacketDecoder(configuration: packet.data)
+            return
+        }
+        try decoder.decode(packet, into: &pictures)
+        try encodePictures(due: packet.due, send: send)
+    }
+
+    /// The end of the push's video: what the decoder and the encoders still hold.
+    func finish(send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+        pictures.removeAll(keepingCapacity: true)
+        try decoder.drain(into: &pictures)
+        try encodePictures(due: .min, send: send)
+        for branch in branches {
+            encoded.removeAll(keepingCapacity: true)
+            try branch.encoder.finish(into: &encoded)
+            for packet in encoded { send(packet, branch.outputs) }
+        }
+    }
+
+    private func encodePictures(due: Int64, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+        guard !pictures.isEmpty else { return }
+        for (index, branch) in branches.enumerated() {
+            encoded.removeAll(keepingCapacity: true)
+            for picture in pictures { try branch.encoder.encode(picture, into: &encoded) }
+            for var packet in encoded {
+                packet.due = due
+                send(packet, branch.outputs)
+            }
+            figures.counts.withLock { $0.encoded[index] += pictures.count }
+        }
+        figures.counts.withLock { $0.decoded += pictures.count }
+    }
+
+    // MARK: - Adaptive bitrate
+
+    /// An output's network changed: its rendition steps down while any of its outputs is
+    /// poor, and back up once all of them recovered (it follows its slowest output).
+    func networkChanged(output id: Int, isPoor: Bool, now: Int64) {
+        guard let index = branches.firstIndex(where: { $0.outputs.contains(id) }), var control = branches[index].bitrate else { return }
+        let next: Int?
+        if isPoor {
+            branches[index].poorOutputs.insert(id)
+            next = control.networkPoor(now: now)
+        } else {
+            branches[index].poorOutputs.remove(id)
+            next = branches[index].poorOutputs.isEmpty ? control.networkRecovered(now: now) : nil
+        }
+        branches[index].bitrate = control
+        if let next { setBitrate(next, of: index) }
+    }
+
+    /// The passing of time: renditions keep stepping while their condition lasts.
+    func tick(now: Int64) {
+        for index in branches.indices {
+            guard var control = branches[index].bitrate else { continue }
+            if let next = control.tick(now: now) { setBitrate(next, of: index) }
+            branches[index].bitrate = control
+        }
+    }
+
+    /// Takes effect at the encoder's next frame; counted when decided.
+    private func setBitrate(_ bitsPerSecond: Int, of index: Int) {
+        branches[index].encoder.setBitrate(bitsPerSecond)
+        figures.counts.withLock { $0.bitrate[index] = bitsPerSecond }
+    }
+}

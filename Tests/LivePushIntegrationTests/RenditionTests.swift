@@ -1,0 +1,172 @@
+import Foundation
+import LivePush
+import LivePushLoopback
+import XCTest
+
+/// Per-output video (`--output-video`, `PushConfig.outputVideo`): one decode after the clock,
+/// one encode per distinct rendition, shared by the outputs that ask for it; outputs that ask
+/// for nothing carry the input's video as it is. Checked by decoding what nginx recorded.
+final class RenditionTests: XCTestCase {
+    private var nginx: NginxRTMPServer?
+    private var loopback: FaultLoopback?
+    private var directory: URL?
+
+    override func tearDown() {
+        loopback?.stop()
+        nginx?.stop()
+        if let directory { TestMedia.removeTemporaryDirectory(directory) }
+    }
+
+    /// 8 s of 640x360 H.264 at 25 fps with a 300 Hz tone.
+    private func source() throws -> String {
+        let directory = try TestMedia.makeTemporaryDirectory(prefix: "renditions")
+        self.directory = directory
+        return try BGMTestMedia.source(in: directory, seconds: 8, tone: 300, size: "640x360")
+    }
+
+    private func startNginx() throws -> NginxRTMPServer {
+        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
+        let nginx = try NginxRTMPServer()
+        self.nginx = nginx
+        return nginx
+    }
+
+    /// The case, in real time through the CLI: output 0 copied, output 1 at 320x180 and
+    /// about 300 kbit/s; both whole, with the tone and continuous timestamps.
+    func testOneOutputCarriesTheSourceAndTheOtherItsOwnSmallerEncode() async throws {
+        let nginx = try startNginx()
+        let file = try source()
+        let result = try LivePushCLI.run([
+            "push", file, nginx.url(stream: "full"), nginx.url(stream: "small"),
+            "--output-video", "1=320x180@300", "--json",
+        ], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+
+        let source = try FFProbe.run(file)
+        let full = try FFProbe.run(try await nginx.awaitRecording(stream: "full"))
+        let small = try FFProbe.run(try await nginx.awaitRecording(stream: "small"))
+        for probe in [full, small] {
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200)
+            XCTAssertEqual(probe.videoStream?.codecName, "h264")
+            XCTAssertLessThanOrEqual(probe.largestVideoStep, 0.041, "continuous video timestamps")
+            XCTAssertLessThanOrEqual(probe.largestAudioStep, 0.025, "continuous audio timestamps")
+        }
+        XCTAssertEqual(full.videoStream?.width, 640)
+        XCTAssertEqual(full.videoStream?.height, 360)
+        // Copied: the very frames of the source, byte counts and all.
+        XCTAssertEqual(full.videoPackets.map(\.size), source.videoPackets.map(\.size))
+        XCTAssertEqual(small.videoStream?.width, 320)
+        XCTAssertEqual(small.videoStream?.height, 180)
+        let smallKbps = Double(small.videoPackets.compactMap(\.size).reduce(0, +)) * 8 / 8 / 1000
+        XCTAssertTrue((150...450).contains(smallKbps), "320x180 at \(smallKbps) kbit/s, asked 300")
+        for stream in ["full", "small"] {
+            let tones = try ToneAnalysis(recording: nginx.recordingPath(stream: stream))
+            XCTAssertGreaterThan(tones.level(300), 0.05, "\(stream): the 300 Hz tone")
+            XCTAssertGreaterThan(tones.seconds, 7.8, stream)
+        }
+        // The final statistics say one decode fed one encode.
+        let stopped = result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["event"] as? String == "stopped" }
+        let stats = stopped?["stats"] as? [String: Any]
+        XCTAssertEqual(stats?["renditionFramesDecoded"] as? Int, 200)
+        let renditions = stats?["renditions"] as? [[String: Any]]
+        XCTAssertEqual(renditions?.first?["video"] as? String, "320x180@300")
+        XCTAssertEqual(renditions?.first?["framesEncoded"] as? Int, 200)
+    }
+
+    /// `--fast`, through the library: two outputs ask for one rendition and a third for another.
+    /// The push decodes its video once; each rendition encodes once and the shared one feeds both.
+    func testOneDecodeServesEveryRenditionAndOutputsThatAskTheSameShareAnEncode() async throws {
+        let nginx = try startNginx()
+        let file = try source()
+        var config = PushHelpers.fastConfig()
+        config.outputVideo = [1: VideoRendition(width: 320, height: 180, bitrateKbps: 300),
+                              2: VideoRendition(width: 320, height: 180, bitrateKbps: 300),
+                              3: VideoRendition(width: 480, height: 270, bitrateKbps: 500)]
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        try pusher.start(file: file, urls: ["copy", "a", "b", "c"].map { nginx.url(stream: $0) })
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error, "\(run.eventNames)")
+
+        XCTAssertEqual(run.stats.renditionFramesDecoded, 200, "one decode")
+        XCTAssertEqual(run.stats.renditions.map(\.rendition.description), ["480x270@500", "320x180@300"])
+        XCTAssertEqual(run.stats.renditions.map(\.outputs), [[3], [1, 2]])
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200, 200], "one encode per rendition")
+        XCTAssertEqual(run.stats.outputs.map(\.videoFramesSent), [200, 200, 200, 200])
+
+        let expected: [String: (Int, Int)] = ["copy": (640, 360), "a": (320, 180), "b": (320, 180), "c": (480, 270)]
+        var sizes: [String: [Int?]] = [:]
+        for (stream, size) in expected {
+            let probe = try FFProbe.run(try await nginx.awaitRecording(stream: stream))
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, stream)
+            XCTAssertEqual(probe.audioPackets.count, 346, stream)
+            XCTAssertEqual(probe.videoStream?.width, size.0, stream)
+            XCTAssertEqual(probe.videoStream?.height, size.1, stream)
+            sizes[stream] = probe.videoPackets.map(\.size)
+        }
+        XCTAssertEqual(sizes["a"], sizes["b"], "outputs 1 and 2 carry the same encode")
+    }
+
+    /// The copy output's path stalls (2 Mbit/s into a peer that stops reading after 1 s): it
+    /// sheds its own queue, while both rendition outputs keep every frame and the push keeps
+    /// real time. The renditions' encoders run on the producer, never behind an output.
+    func testAStalledOutputNeverSlowsTheRenditionOutputs() async throws {
+        let nginx = try startNginx()
+        let file = try source()
+        let loopback = FaultLoopback(configuration: .init(upstream: "127.0.0.1:\(nginx.port)",
+                                                          faults: [try FaultSpec.parse("stall@after=1s")]))
+        self.loopback = loopback
+        let port = try loopback.start()
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.connectRetryCount = 0
+        config.outputVideo = [1: VideoRendition(width: 320, height: 180, bitrateKbps: 300),
+                              2: VideoRendition(width: 480, height: 270, bitrateKbps: 500)]
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        try pusher.start(file: file, urls: ["rtmp://127.0.0.1:\(port)/\(NginxRTMPServer.application)/stalled",
+                                            nginx.url(stream: "small"), nginx.url(stream: "medium")])
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+
+        let stalled = run.stats.outputs[0]
+        XCTAssertLessThan(stalled.videoFramesSent, 200, "the stalled output could not send everything")
+        XCTAssertLessThan(run.elapsed, .seconds(20), "the push kept real time")
+        XCTAssertLessThan(run.stats.lateness.worst, 200_000, "the producer was never held up (µs late at most)")
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200, 200])
+        for stream in ["small", "medium"] {
+            let probe = try FFProbe.run(try await nginx.awaitRecording(stream: stream))
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, "\(stream): \(run.eventNames) \(run.stats.outputs)")
+            XCTAssertEqual(probe.audioPackets.count, 346, stream)
+        }
+    }
+
+    /// Bad per-output settings are refused before anything connects, with their code.
+    func testBadOutputVideoIsRefusedWithItsCode() throws {
+        let receiver = RTMPReceiver(configuration: .init(port: 0))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+        let url = "rtmp://127.0.0.1:\(port)/live/s"
+        for bad in ["1=320x180@300", "0=320x180", "0=1x1@300", "x=320x180@300", "0=320x180@0"] {
+            let result = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), url, "--output-video", bad, "--fast"], timeout: 30)
+            XCTAssertNotEqual(result.exitCode, 0, bad)
+            XCTAssertTrue(result.stderrString.contains("\(LivePushError.Code.outputSettingsInvalid.rawValue)"), "\(bad): \(result.stderrString)")
+        }
+        XCTAssertEqual(receiver.summaries().count, 0, "nothing was published")
+    }
+}
+
+extension FFProbe {
+    /// The largest step between consecutive decode times of a track, seconds.
+    func largestStep(_ packets: [Packet]) -> Double {
+        let times = packets.compactMap(\.dtsTime)
+        return zip(times.dropFirst(), times).map { $0 - $1 }.max() ?? 0
+    }
+
+    var largestVideoStep: Double { largestStep(videoPackets) }
+    var largestAudioStep: Double { largestStep(audioPackets) }
+}
