@@ -13,4 +13,10 @@ public struct SystemWallClock: WallClock {
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec)
     }
+
+    public var nowMicroseconds: Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_nsec) / 1000
+    }
 }

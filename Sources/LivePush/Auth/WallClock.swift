@@ -6,4 +6,10 @@
 public protocol WallClock: Sendable {
     /// Seconds since 1970-01-01 00:00:00 UTC.
     var now: Int64 { get }
+    /// Microseconds since 1970-01-01 00:00:00 UTC (wall-clock blackouts are placed with it).
+    var nowMicroseconds: Int64 { get }
+}
+
+extension WallClock {
+    public var nowMicroseconds: Int64 { now * 1_000_000 }
 }

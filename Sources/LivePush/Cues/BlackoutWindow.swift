@@ -37,11 +37,12 @@ public struct BlackoutWindow: Sendable, Equatable {
         duration = .milliseconds(Int64(seconds * 1000))
     }
 
-    /// Where it starts on the output timeline (µs), for a push whose output time 0 is `origin`.
-    func outputStart(origin: Date) -> Int64 {
+    /// Where it starts on the output timeline (µs), for a push whose output time 0 is the wall
+    /// time `origin` (µs since 1970, from the push's ``WallClock``).
+    func outputStart(origin: Int64) -> Int64 {
         switch start {
         case .position(let position): position.nanoseconds / 1000
-        case .wallClock(let date): Int64(date.timeIntervalSince(origin) * 1_000_000)
+        case .wallClock(let date): Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) - origin
         }
     }
 }

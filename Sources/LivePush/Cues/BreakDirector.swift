@@ -62,10 +62,11 @@ final class BreakDirector: @unchecked Sendable {
         self.emit = emit
     }
 
-    /// Before the first packet: a file's cues are all resolved now, within the deadline (the
-    /// breaks themselves open as the cues are read in the stream).
-    func prepare() {
-        windows = options.blackouts.map { ($0.outputStart(origin: Date()), $0.duration.nanoseconds / 1000) }.sorted { $0.start < $1.start }
+    /// Before the first packet, whose output time 0 is the wall time `origin` (µs since 1970,
+    /// read from the push's ``WallClock`` by its driver): a file's cues are all resolved now,
+    /// within the deadline (the breaks themselves open as the cues are read in the stream).
+    func prepare(wallClockOrigin origin: Int64) {
+        windows = options.blackouts.map { ($0.outputStart(origin: origin), $0.duration.nanoseconds / 1000) }.sorted { $0.start < $1.start }
         guard let upFrontCues, !contentResolvers.isEmpty else { return }
         for cue in upFrontCues() {
             for resolver in opportunityResolvers {

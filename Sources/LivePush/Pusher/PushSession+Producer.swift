@@ -97,7 +97,7 @@ extension PushSession {
                         configuration: (info.video?.decoderConfiguration, info.audio?.audioSpecificConfig))
         air.clock.beginSegment(start: source.start)
         if let sequence { air.cues = sequence.cues(forInputStartingAt: 0) }
-        breaks?.director.prepare()
+        breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
         return air
     }
 
