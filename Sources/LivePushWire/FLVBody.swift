@@ -22,8 +22,7 @@ public enum FLVBody {
     /// The 5 bytes that precede AVCC data in an AVC NALU packet; lets a sender write header
     /// and frame into its own buffer without building the body first.
     public static func avcFrameHeader(keyframe: Bool, compositionTimeMs: Int32) -> [UInt8] {
-        let cts = UInt32(bitPattern: compositionTimeMs)
-        return [keyframe ? 0x17 : 0x27, 0x01, UInt8((cts >> 16) & 0xFF), UInt8((cts >> 8) & 0xFF), UInt8(cts & 0xFF)]
+        avcFramePrefix(keyframe: keyframe, compositionTimeMs: compositionTimeMs).bytes
     }
 
     /// AVC end of sequence: `0x17 0x02 00 00 00`.
@@ -58,7 +57,7 @@ public enum FLVBody {
 
     /// The 2 bytes that precede a raw AAC frame.
     public static func aacFrameHeader(sampleRate: Int, channels: Int) -> [UInt8] {
-        [aacFlags(sampleRate: sampleRate, channels: channels), 0x01]
+        aacFramePrefix(sampleRate: sampleRate, channels: channels).bytes
     }
 
     /// Script data body `["@setDataFrame"], "onMetaData", ecmaArray(properties)`.

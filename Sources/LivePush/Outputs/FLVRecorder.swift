@@ -129,7 +129,7 @@ final class FLVRecorder: @unchecked Sendable {
 
     private func write(_ message: FLVMessage, to file: UnsafeMutablePointer<FILE>) -> Bool {
         let head = FLVFileWriter.tagHeader(type: message.type, timestampMs: message.timestampMs, bodySize: message.bodySize)
-        let ok = write(head, to: file) && write(message.header, to: file) && write(message.payload, to: file)
+        let ok = write(head, to: file) && write(message.header.bytes, to: file) && write(message.payload, to: file)
             && write(FLVFileWriter.previousTagSize(bodySize: message.bodySize), to: file)
         if ok { lock.withLock { writtenBytes += Int64(15 + message.bodySize) } }
         return ok

@@ -28,10 +28,10 @@ final class Publishing {
     let connection: RTMPSession
     var resume: RTMPOutput.ResumeState
     private let keepsHistory: Bool
-    /// Messages built and waiting for room, with the packet each carries (nil: stream header).
-    private var outbox: Deque<(message: FLVMessage, packet: MediaPacket?)> = []
+    /// Messages built and waiting for room.
+    private var outbox: Deque<Outgoing> = []
     /// The packet sent last, counted in the output's figures when the next is taken.
-    private var sent: (packet: MediaPacket, bytes: Int)?
+    private var sent: SentPacket?
     /// Since when the socket has taken nothing, and what it held then.
     private var blockedSince: (time: Int64, queued: Int64)?
     private var lastServiced: (time: Int64, bytes: Int64)
@@ -41,7 +41,7 @@ final class Publishing {
         self.connection = connection
         self.resume = resume
         keepsHistory = output.queue.mode == .backpressure
-        outbox = Deque(header.map { (message: $0, packet: MediaPacket?.none) })
+        outbox = Deque(header.map { Outgoing(message: $0, packet: nil) })
         lastServiced = (monotonicMicroseconds(), connection.bytesSent)
     }
 
@@ -69,7 +69,7 @@ final class Publishing {
                         outbox.append(build(packet))
                     }
                 }
-                let (message, packet) = outbox[0]
+                let (message, packet) = (outbox[0].message, outbox[0].packet)
                 guard connection.hasRoom(for: connection.wireBytes(of: message)) else {
                     // Stalled is no progress at all, as for a blocked write: a socket that
                     // drains, however slowly, is a slow network (congestion), not a dead one.
@@ -89,7 +89,7 @@ final class Publishing {
                 outbox.removeFirst()
                 if let packet {
                     resume.lastSentDTS = max(resume.lastSentDTS, packet.dts)
-                    sent = (packet, message.bodySize)
+                    sent = packet
                     if !resume.firstFrameSent {
                         resume.firstFrameSent = true
                         output.signal(.firstFrameSent)
@@ -106,13 +106,20 @@ final class Publishing {
 
     /// Stamps a packet with the resume shift and makes its message; in `--fast` mode it goes
     /// into the history before it is written, so that a failed write sends it again.
-    private func build(_ packet: MediaPacket) -> (FLVMessage, MediaPacket?) {
+    private func build(_ packet: MediaPacket) -> Outgoing {
         var out = packet
         out.dts += resume.shift
         out.pts += resume.shift
         let message = resume.packetizer.message(for: out)
         if keepsHistory { resume.history.record(packet, end: connection.bytesSent + connection.wireBytes(of: message)) }
-        return (message, out)
+        return Outgoing(message: message, packet: SentPacket(out, bytes: message.bodySize))
+    }
+
+    /// A message built and waiting for room, with what to count of the packet it carries (nil:
+    /// the stream header).
+    private struct Outgoing {
+        let message: FLVMessage
+        let packet: SentPacket?
     }
 
     /// Every 100 ms, and in `--fast` mode also every acknowledgement window, so that the

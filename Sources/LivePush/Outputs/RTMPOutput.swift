@@ -202,11 +202,11 @@ final class RTMPOutput: @unchecked Sendable {
     }
 
     /// The next packet to send. Counts the packet sent before it in the same lock.
-    func takePacket(afterSending sent: (packet: MediaPacket, bytes: Int)?) -> Take {
+    func takePacket(afterSending sent: SentPacket?) -> Take {
         var change: CongestionDetector.Change?
         defer { if let change { signal(.network(change)) } }
         return lock.withLock {
-            if let sent { record(sent.packet, bytes: sent.bytes) }
+            if let sent { record(sent) }
             if let end = requestedEndLocked { return .ended(end) }
             if !paused, let packet = queue.pop() {
                 if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
@@ -222,26 +222,27 @@ final class RTMPOutput: @unchecked Sendable {
     }
 
     /// Counts a packet that was sent when no next one is taken (the pump ends).
-    func recordSent(_ sent: (packet: MediaPacket, bytes: Int)?) {
+    func recordSent(_ sent: SentPacket?) {
         guard let sent else { return }
-        lock.withLock { record(sent.packet, bytes: sent.bytes) }
+        lock.withLock { record(sent) }
     }
 
     /// Called with the lock held.
-    private func record(_ packet: MediaPacket, bytes: Int) {
-        stats.bytesSent += Int64(bytes)
-        stats.mediaTimeSent = max(stats.mediaTimeSent, packet.dts)
-        if packet.due != .min { stats.sendLateness.record(monotonicMicroseconds() - packet.due) }
-        secondBytes += Int64(bytes)
-        if packet.isNeverDropped {
-            // A configuration or a cue, not a frame.
-        } else if packet.kind == .video {
+    private func record(_ sent: SentPacket) {
+        let now = monotonicMicroseconds()
+        stats.bytesSent += Int64(sent.bytes)
+        stats.mediaTimeSent = max(stats.mediaTimeSent, sent.dts)
+        if sent.due != .min { stats.sendLateness.record(now - sent.due) }
+        secondBytes += Int64(sent.bytes)
+        switch sent.countsAs {
+        case .videoFrame:
             stats.videoFramesSent += 1
             secondFrames += 1
-        } else {
+        case .audioFrame:
             stats.audioFramesSent += 1
+        case .other:
+            break  // a configuration or a cue, not a frame
         }
-        let now = monotonicMicroseconds()
         let window = now - secondStartedAt
         if window >= 1_000_000 {
             stats.bitrate = Int(secondBytes * 8 * 1_000_000 / window)

@@ -24,8 +24,18 @@ struct ResendHistory {
     let limits: Limits
     /// Without video there are no keyframes to resume at: the history is cut packet by packet.
     let hasVideo: Bool
-    /// Packets sent on this connection, oldest first, each with the byte position at its end.
-    private(set) var entries: Deque<(packet: MediaPacket, end: Int64)> = []
+    /// A packet sent on this connection, with the byte position at its end.
+    struct Entry {
+        let packet: MediaPacket
+        let end: Int64
+    }
+
+    /// Packets sent on this connection, oldest first.
+    private(set) var entries: Deque<Entry> = []
+    /// Where the video keyframes are in `entries`, counted from the first entry ever recorded
+    /// (`dropped` of them are gone): trimming finds the next one without scanning the history.
+    private var keyframes: Deque<Int> = []
+    private var dropped = 0
     /// Bytes the server acknowledged on this connection, unwrapped from the 32-bit sequence number.
     private(set) var acknowledged: Int64?
     private var lastSequenceNumber: UInt32 = 0
@@ -39,8 +49,9 @@ struct ResendHistory {
     /// A packet about to be written; `end` is the connection's byte count once it is.
     mutating func record(_ packet: MediaPacket, end: Int64) {
         // What went before a new video configuration cannot be sent again under it.
-        if packet.isSequenceHeader && packet.kind == .video { entries.removeAll() }
-        entries.append((packet, end))
+        if packet.isSequenceHeader && packet.kind == .video { dropFirst(entries.count) }
+        if packet.kind == .video && packet.isKeyframe { keyframes.append(dropped + entries.count) }
+        entries.append(Entry(packet: packet, end: end))
         latestEnd = max(latestEnd, end)
         trim()
     }
@@ -70,7 +81,7 @@ struct ResendHistory {
     /// The packets to send again on the next connection; the history starts over with it.
     mutating func takeForResend() -> [MediaPacket] {
         defer {
-            entries.removeAll()
+            dropFirst(entries.count)
             acknowledged = nil
             lastSequenceNumber = 0
             latestEnd = 0
@@ -90,13 +101,26 @@ struct ResendHistory {
     private mutating func trim() {
         let confirmed = confirmed
         guard hasVideo else {
-            while let first = entries.first, first.end <= confirmed { entries.removeFirst() }
-            return
+            var count = 0
+            while count < entries.count, entries[count].end <= confirmed { count += 1 }
+            return dropFirst(count)
         }
-        while entries.count > 1 {
-            let second = entries.dropFirst().firstIndex { $0.packet.kind == .video && $0.packet.isKeyframe }
-            guard let second, entries[second - 1].end <= confirmed else { break }
-            entries.removeFirst(second)
+        // The first keyframe after the first entry: what precedes it may go once it all arrived.
+        while let keyframe = keyframes.first {
+            let position = keyframe - dropped
+            if position < 1 {
+                keyframes.removeFirst()
+                continue
+            }
+            guard entries[position - 1].end <= confirmed else { break }
+            dropFirst(position)
         }
+    }
+
+    private mutating func dropFirst(_ count: Int) {
+        guard count > 0 else { return }
+        entries.removeFirst(count)
+        dropped += count
+        while let keyframe = keyframes.first, keyframe < dropped { keyframes.removeFirst() }
     }
 }

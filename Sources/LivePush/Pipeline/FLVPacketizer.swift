@@ -6,7 +6,8 @@ import LivePushWire
 struct FLVMessage {
     var type: FLVTagType
     var timestampMs: UInt32
-    var header: [UInt8] = []
+    /// What precedes `payload` in the tag body (the AVC or AAC frame header), inline.
+    var header: FLVTagPrefix = .none
     var payload: [UInt8]
 
     var bodySize: Int { header.count + payload.count }
@@ -51,12 +52,12 @@ struct FLVPacketizer {
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
             return FLVMessage(type: .video, timestampMs: timestampMs,
-                              header: FLVBody.avcFrameHeader(keyframe: packet.isKeyframe, compositionTimeMs: cts),
+                              header: FLVBody.avcFramePrefix(keyframe: packet.isKeyframe, compositionTimeMs: cts),
                               payload: packet.data)
         case .audio:
             let audio = info.audio
             return FLVMessage(type: .audio, timestampMs: timestampMs,
-                              header: FLVBody.aacFrameHeader(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2),
+                              header: FLVBody.aacFramePrefix(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2),
                               payload: packet.data)
         }
     }

@@ -14,10 +14,10 @@ import Synchronization
 /// network arrives later as events. Every public method is thread-safe.
 public final class LivePusher: Sendable {
     public let config: PushConfig
-    private let hub = EventHub()
+    let hub = EventHub()
     private let machine = Mutex(PushStateMachine())
     let session = Mutex<PushSession?>(nil)
-    private let lastStats = Mutex(PushStats())
+    let lastStats = Mutex(PushStats())
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
@@ -37,7 +37,7 @@ public final class LivePusher: Sendable {
         cancelTimers()
     }
 
-    private func cancelTimers() {
+    func cancelTimers() {
         for timer in timers.withLock({ $0 }) { timer.value.cancel() }
         timers.withLock { $0.removeAll() }
     }
@@ -241,7 +241,7 @@ public final class LivePusher: Sendable {
         return lastStats.withLock { $0 }
     }
 
-    private func snapshot(_ session: PushSession) -> PushStats {
+    func snapshot(_ session: PushSession) -> PushStats {
         var stats = session.snapshot()
         stats.pipeline = hooks.stats
         return stats
@@ -258,99 +258,11 @@ public final class LivePusher: Sendable {
         return final
     }
 
-    // MARK: - Signals from the session
-
-    private func handle(_ signal: PushSession.Signal) {
-        switch signal {
-        case .push(let whole):
-            handle(whole)
-        case .sourceFailed(let error):
-            fail(error)
-        case .output(let id, let url, let outputSignal):
-            if let event = Self.event(for: outputSignal) { emit(.output(id: id, url: url, event)) }
-        }
-    }
-
-    /// What the push as a whole reports, as state changes and events.
-    private func handle(_ signal: RTMPOutput.Signal) {
-        switch signal {
-        case .published(let url):
-            // A stop during connecting wins: the session is already winding down.
-            try? transition(.published, emitting: [.pushStarted(url: url)])
-        case .firstFrameSent:
-            emit(.firstFramePushed)
-        case .connectionLost(let error):
-            var events: [PushEvent] = error.code == .sendDataTimeout ? [.sendDataTimeout] : []
-            events.append(.connectionLost(error))
-            try? transition(.lost, emitting: events)
-        case .reconnectRequested:
-            try? transition(.lost)
-        case .reconnecting(let attempt):
-            emit(.reconnectStarted(attempt: attempt))
-        case .staleSession(let attempt, let waited, let retryIn):
-            emit(.staleSession(attempt: attempt, waited: waited, retryIn: retryIn))
-        case .reconnected:
-            try? transition(.reconnected, emitting: [.reconnectSucceeded])
-        case .reconnectFailed(let cause):
-            emit(.reconnectFailed(LivePushError(.reconnectFailed, cause.message)))
-            emit(.sdkError(cause))
-        case .network(.poor):
-            emit(.networkPoor)
-            adaptBitrate(.poor)
-        case .network(.recovered):
-            emit(.networkRecovered)
-            adaptBitrate(.recovered)
-        case .connectFailed(let error):
-            emit(.connectFailed(error))
-            fail(error)
-        case .finished:
-            finish(.finished)
-        }
-    }
-
-    private func fail(_ error: LivePushError) {
-        emit(error.code == .outOfMemory || error.code == .rtmpStartFailed ? .systemError(error) : .sdkError(error))
-        finish(.fail(error))
-    }
-
-    /// The event an output's signal is reported as, tagged with the output (simulcast).
-    private static func event(for signal: RTMPOutput.Signal) -> PushEvent? {
-        switch signal {
-        case .published(let url): .pushStarted(url: url)
-        case .firstFrameSent: .firstFramePushed
-        case .connectionLost(let error): .connectionLost(error)
-        case .reconnectRequested, .finished: nil
-        case .reconnecting(let attempt): .reconnectStarted(attempt: attempt)
-        case .staleSession(let attempt, let waited, let retryIn): .staleSession(attempt: attempt, waited: waited, retryIn: retryIn)
-        case .reconnected: .reconnectSucceeded
-        case .reconnectFailed(let cause): .reconnectFailed(LivePushError(.reconnectFailed, cause.message))
-        case .network(.poor): .networkPoor
-        case .network(.recovered): .networkRecovered
-        case .connectFailed(let error): .connectFailed(error)
-        }
-    }
-
-    private func finish(_ input: PushStateMachine.Input) {
-        let final = session.withLock { current -> PushStats in
-            let stats = current.map { snapshot($0) } ?? PushStats()
-            current = nil
-            return stats
-        }
-        lastStats.withLock { $0 = final }
-        cancelTimers()
-        do {
-            try transition(input, emitting: [.stopped(final)])
-        } catch {
-            emit(.stopped(final))
-        }
-        hub.finishStreams()
-    }
-
     // MARK: - Helpers
 
     /// Applies `input` and emits the state change and `events` under the same lock, so that
     /// every observer sees events in the order the state changed.
-    private func transition(_ input: PushStateMachine.Input, emitting events: [PushEvent] = []) throws(LivePushError) {
+    func transition(_ input: PushStateMachine.Input, emitting events: [PushEvent] = []) throws(LivePushError) {
         try machine.withLock { (m: inout PushStateMachine) throws(LivePushError) in
             let next = try m.apply(input)
             emit(.stateChanged(next))
@@ -414,7 +326,7 @@ public final class LivePusher: Sendable {
         startTimer(every: .seconds(1)) { $0.adaptBitrate(.unchanged) }
     }
 
-    private func adaptBitrate(_ condition: PipelineHooks.NetworkCondition) {
+    func adaptBitrate(_ condition: PipelineHooks.NetworkCondition) {
         guard let change = hooks.adaptBitrate(condition, now: monotonicMicroseconds()) else { return }
         session.withLock { $0 }?.send(.setBitrate(change.to))
         emit(.videoBitrateChanged(from: change.from / 1000, to: change.to / 1000))

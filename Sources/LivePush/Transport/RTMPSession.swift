@@ -49,6 +49,8 @@ final class RTMPSession {
     /// estimate, every message with its largest chunk headers. The server's acknowledgements
     /// count the same bytes exactly, so a position at or below an acknowledgement surely arrived.
     var bytesSent: Int64 = 0
+    /// Send-buffer room known without asking the kernel (see ``hasRoom(for:)``).
+    private var knownRoom: Int64 = 0
     /// The server's messages once the publish has started (see ``serviceIncoming()``).
     var incoming: ServerMessages?
     /// Where the server's bytes are read into: one buffer for the connection's life (a read is
@@ -197,7 +199,9 @@ final class RTMPSession {
 
     /// Sends one FLV tag body as an RTMP message on the published stream.
     func send(_ message: FLVMessage) throws(LivePushError) {
-        bytesSent += wireBytes(of: message)
+        let bytes = wireBytes(of: message)
+        bytesSent += bytes
+        knownRoom -= bytes + Self.bookkeepingPerWrite
         let channel = switch message.type {
         case .audio: Channel.audio
         case .video: Channel.video
@@ -208,7 +212,7 @@ final class RTMPSession {
     }
 
     private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32,
-                      header: [UInt8] = [], body: [UInt8]) throws(LivePushError) {
+                      header: FLVTagPrefix = .none, body: [UInt8]) throws(LivePushError) {
         guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
         let size = header.count + body.count
         if size > sendCapacity {
@@ -218,11 +222,11 @@ final class RTMPSession {
         }
         // librtmp writes the chunk headers in place, in front of and inside this buffer.
         let payload = UnsafeMutableRawPointer(sendBuffer + Self.headroom)
-        for (offset, part) in [(0, header), (header.count, body)] {
-            part.withUnsafeBytes { source in
-                guard let base = source.baseAddress else { return }
-                (payload + offset).copyMemory(from: base, byteCount: source.count)
-            }
+        header.withUnsafeBytes { prefix in
+            if let base = prefix.baseAddress { payload.copyMemory(from: base, byteCount: prefix.count) }
+        }
+        body.withUnsafeBytes { source in
+            if let base = source.baseAddress { (payload + header.count).copyMemory(from: base, byteCount: source.count) }
         }
         var packet = RTMPPacket()
         // The first message on a channel needs a full header; later ones reuse its stream id
@@ -254,20 +258,29 @@ final class RTMPSession {
     /// offload, which Linux uses on loopback and nearly every NIC): a write may overshoot the
     /// reserve by one segment. The margin allowed here is a quarter of that. An empty buffer
     /// takes any message; one larger than the buffer may then block until the rest drains.
+    ///
+    /// Reading the counters is a system call, which per frame cost as much as the write itself:
+    /// the room last read, less what was written since (with the kernel's bookkeeping per write
+    /// over-estimated), answers without one until it runs out.
     func hasRoom(for bytes: Int64) -> Bool {
+        if bytes + Self.bookkeepingPerWrite <= knownRoom { return true }
         guard isConnected, let memory = sendBufferMemory else { return true }  // the write fails at once
         let free = memory.reserved - memory.queued
+        knownRoom = max(0, free)
         return memory.queued == 0 || (free > 0 && bytes <= free + 16 * 1024)
     }
+
+    /// What the kernel charges a write beyond its bytes, at most (a socket buffer's head).
+    private static let bookkeepingPerWrite: Int64 = 2048
 
     /// The send buffer in the kernel's terms: `reserved` (`SO_SNDBUF`) and `queued`
     /// (`SK_MEMINFO_WMEM_QUEUED`: written, not yet acknowledged by the peer, with bookkeeping).
     var sendBufferMemory: (reserved: Int64, queued: Int64)? {
         // SO_MEMINFO (55) fills SK_MEMINFO_VARS (9) counters: SNDBUF is the fourth, WMEM_QUEUED the sixth.
-        var counters = [UInt32](repeating: 0, count: 9)
-        var length = socklen_t(counters.count * MemoryLayout<UInt32>.size)
+        var counters: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: counters))
         guard getsockopt(rtmp.pointee.m_sb.sb_socket, SOL_SOCKET, 55, &counters, &length) == 0, length >= 24 else { return nil }
-        return (Int64(counters[3]), Int64(counters[5]))
+        return (Int64(counters.3), Int64(counters.5))
     }
 
     /// Ends the session. A graceful close tells the server the stream ended (FCUnpublish,

@@ -1,0 +1,89 @@
+/// What the session reports, as the pusher's state changes and events: the push as a whole
+/// (folded by ``OutputSetStateMachine``), each output's own events, and the source's failure.
+extension LivePusher {
+    func handle(_ signal: PushSession.Signal) {
+        switch signal {
+        case .push(let whole):
+            handle(whole)
+        case .sourceFailed(let error):
+            fail(error)
+        case .output(let id, let url, let outputSignal):
+            if let event = Self.event(for: outputSignal) { emit(.output(id: id, url: url, event)) }
+        }
+    }
+
+    /// What the push as a whole reports, as state changes and events.
+    private func handle(_ signal: RTMPOutput.Signal) {
+        switch signal {
+        case .published(let url):
+            // A stop during connecting wins: the session is already winding down.
+            try? transition(.published, emitting: [.pushStarted(url: url)])
+        case .firstFrameSent:
+            emit(.firstFramePushed)
+        case .connectionLost(let error):
+            var events: [PushEvent] = error.code == .sendDataTimeout ? [.sendDataTimeout] : []
+            events.append(.connectionLost(error))
+            try? transition(.lost, emitting: events)
+        case .reconnectRequested:
+            try? transition(.lost)
+        case .reconnecting(let attempt):
+            emit(.reconnectStarted(attempt: attempt))
+        case .staleSession(let attempt, let waited, let retryIn):
+            emit(.staleSession(attempt: attempt, waited: waited, retryIn: retryIn))
+        case .reconnected:
+            try? transition(.reconnected, emitting: [.reconnectSucceeded])
+        case .reconnectFailed(let cause):
+            emit(.reconnectFailed(LivePushError(.reconnectFailed, cause.message)))
+            emit(.sdkError(cause))
+        case .network(.poor):
+            emit(.networkPoor)
+            adaptBitrate(.poor)
+        case .network(.recovered):
+            emit(.networkRecovered)
+            adaptBitrate(.recovered)
+        case .connectFailed(let error):
+            emit(.connectFailed(error))
+            fail(error)
+        case .finished:
+            finish(.finished)
+        }
+    }
+
+    private func fail(_ error: LivePushError) {
+        emit(error.code == .outOfMemory || error.code == .rtmpStartFailed ? .systemError(error) : .sdkError(error))
+        finish(.fail(error))
+    }
+
+    /// The event an output's signal is reported as, tagged with the output (simulcast).
+    private static func event(for signal: RTMPOutput.Signal) -> PushEvent? {
+        switch signal {
+        case .published(let url): .pushStarted(url: url)
+        case .firstFrameSent: .firstFramePushed
+        case .connectionLost(let error): .connectionLost(error)
+        case .reconnectRequested, .finished: nil
+        case .reconnecting(let attempt): .reconnectStarted(attempt: attempt)
+        case .staleSession(let attempt, let waited, let retryIn): .staleSession(attempt: attempt, waited: waited, retryIn: retryIn)
+        case .reconnected: .reconnectSucceeded
+        case .reconnectFailed(let cause): .reconnectFailed(LivePushError(.reconnectFailed, cause.message))
+        case .network(.poor): .networkPoor
+        case .network(.recovered): .networkRecovered
+        case .connectFailed(let error): .connectFailed(error)
+        }
+    }
+
+    private func finish(_ input: PushStateMachine.Input) {
+        let final = session.withLock { current -> PushStats in
+            let stats = current.map { snapshot($0) } ?? PushStats()
+            current = nil
+            return stats
+        }
+        lastStats.withLock { $0 = final }
+        cancelTimers()
+        do {
+            try transition(input, emitting: [.stopped(final)])
+        } catch {
+            emit(.stopped(final))
+        }
+        hub.finishStreams()
+    }
+}
