@@ -1,4 +1,3 @@
-import CFFmpeg
 import DequeModule
 
 /// Encodes raw frames for the inputs that produce them (``FrameInput``, ``StillInput``): H.264
@@ -8,8 +7,7 @@ final class RawFrameEncoder {
     enum Next { case video(VideoFrame), audio(AudioFrame), end }
 
     let info: StreamInfo
-    let videoEncoder: H264Encoder?
-    private let scaler: FrameScaler?
+    let videoEncoder: VideoFrameEncoder?
     let audioEncoder: AudioAACEncoder?
     private var pendingVideo: Deque<MediaPacket> = []
     private var pendingAudio: Deque<MediaPacket> = []
@@ -24,14 +22,12 @@ final class RawFrameEncoder {
         if let video {
             let settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate,
                                                     options: options)
-            let encoder = try H264Encoder(settings: settings)
+            let encoder = try VideoFrameEncoder(settings: settings)
             videoEncoder = encoder
-            scaler = try FrameScaler(width: settings.width, height: settings.height)
-            videoTrack = VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
-                                        bitrate: settings.targetBitrate, decoderConfiguration: encoder.decoderConfiguration)
+            videoTrack = encoder.trackInfo
+            videoTrack?.bitrate = settings.targetBitrate
         } else {
             videoEncoder = nil
-            scaler = nil
         }
         var audioTrack: AudioTrackInfo?
         if let audio {
@@ -80,11 +76,9 @@ final class RawFrameEncoder {
     }
 
     private func encode(_ frame: VideoFrame) throws(LivePushError) {
-        guard let videoEncoder, let scaler else { return }
-        let source = UnsafePointer(frame.storage.frame)
-        let picture = scaler.fits(source) ? frame.storage.frame : try scaler.scale(source)
+        guard let videoEncoder else { return }
         var out: [MediaPacket] = []
-        try videoEncoder.encode(picture, timestamp: frame.timestamp, keyframe: forceKeyframe, into: &out)
+        try videoEncoder.encode(frame, keyframe: forceKeyframe, into: &out)
         forceKeyframe = false
         pendingVideo.append(contentsOf: out)
     }
@@ -94,7 +88,7 @@ final class RawFrameEncoder {
         if audioEncoder.nextPts == nil {
             audioEncoder.nextPts = Int64(audioEncoder.format.samples(inMicros: frame.timestamp))
         }
-        try audioEncoder.write(frame.storage.frame.pointee.extended_data, count: Int32(frame.sampleCount))
+        try audioEncoder.write(frame)
         var out: [MediaPacket] = []
         try audioEncoder.encodeFullFrames(into: &out)
         pendingAudio.append(contentsOf: out)

@@ -62,6 +62,11 @@ final class AudioAACEncoder {
     }
 
     /// Appends `count` samples of silence.
+    /// Queues the samples of `frame` (in the encoder's format).
+    func write(_ frame: AudioFrame) throws(LivePushError) {
+        try write(frame.storage.frame.pointee.extended_data, count: Int32(frame.sampleCount))
+    }
+
     func writeSilence(count: Int) throws(LivePushError) {
         guard count > 0 else { return }
         let silence = try AudioFrame(sampleRate: format.sampleRate, channels: format.channels, sampleCount: count)

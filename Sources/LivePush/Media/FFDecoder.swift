@@ -7,7 +7,7 @@ final class FFDecoder {
     let frame: UnsafeMutablePointer<AVFrame>
 
     /// Opens a decoder for a stream. Throws `.unsupportedCodec` when libavcodec has none.
-    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational) throws(LivePushError) {
+    init(parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, threads: Int32 = 2) throws(LivePushError) {
         let name = FF.codecName(parameters.pointee.codec_id)
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw LivePushError(.unsupportedCodec, "no decoder for \(name)")
@@ -19,7 +19,7 @@ final class FFDecoder {
         var rc = avcodec_parameters_to_context(ctx, parameters)
         guard rc >= 0 else { throw LivePushError(.transcodeFailed, "\(name) decoder: \(FF.describe(rc))") }
         ctx.pointee.pkt_timebase = timeBase
-        ctx.pointee.thread_count = 2
+        ctx.pointee.thread_count = threads
         rc = avcodec_open2(ctx, codec, nil)
         guard rc >= 0 else { throw LivePushError(.unsupportedCodec, "\(name) decoder cannot open: \(FF.describe(rc))") }
     }
@@ -33,6 +33,8 @@ final class FFDecoder {
     /// Consecutive decode errors; like the ffmpeg CLI, a damaged packet is skipped, but a
     /// stream that never decodes again is an error.
     private var failures = 0
+    /// libav's code for the last failure (0: none yet), to say why nothing decoded.
+    private(set) var lastError: Int32 = 0
     private static let maxConsecutiveFailures = 64
 
     /// Sends a packet, or nil to start draining. Corrupt packets are skipped.
@@ -53,6 +55,7 @@ final class FFDecoder {
 
     private func failed(_ rc: Int32) throws(LivePushError) {
         failures += 1
+        lastError = rc
         if failures >= Self.maxConsecutiveFailures {
             throw LivePushError(.transcodeFailed, "decoding: \(FF.describe(rc))")
         }

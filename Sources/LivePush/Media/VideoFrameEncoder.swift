@@ -23,11 +23,12 @@ final class VideoFrameEncoder {
         encoder.setBitrate(bitsPerSecond)
     }
 
-    /// Encodes `picture` at its own timestamp (µs), scaled to the configured size.
-    func encode(_ picture: VideoFrame, into out: inout [MediaPacket]) throws(LivePushError) {
+    /// Encodes `picture` at its own timestamp (µs), scaled to the configured size; with
+    /// `keyframe`, as a keyframe.
+    func encode(_ picture: VideoFrame, keyframe: Bool = false, into out: inout [MediaPacket]) throws(LivePushError) {
         var frame = picture.storage.frame
         if !scaler.fits(frame) { frame = try scaler.scale(frame) }
-        try encoder.encode(frame, timestamp: picture.timestamp, keyframe: false, into: &out)
+        try encoder.encode(frame, timestamp: picture.timestamp, keyframe: keyframe, into: &out)
     }
 
     /// What the encoder still holds.

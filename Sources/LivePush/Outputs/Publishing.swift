@@ -54,6 +54,11 @@ final class Publishing {
                 return .ended(end)
             }
             let turnStart = connection.bytesSent
+            // `--fast`: corked from the second message of the turn on, uncorked (flushed) when it
+            // ends. A real-time turn carries a batch of one or two frames: two more system calls
+            // per batch would cost more than they save, at hundreds of channels.
+            var corked = false
+            defer { if corked { connection.setCorked(false) } }
             while true {
                 if outbox.isEmpty {
                     switch output.takePacket(afterSending: sent) {
@@ -85,6 +90,10 @@ final class Publishing {
                     return .blocked
                 }
                 blockedSince = nil
+                if keepsHistory && !corked && connection.bytesSent > turnStart {
+                    connection.setCorked(true)
+                    corked = true
+                }
                 try connection.send(message)
                 outbox.removeFirst()
                 if let packet {

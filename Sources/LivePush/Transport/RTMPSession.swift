@@ -252,6 +252,15 @@ final class RTMPSession {
         channelsStarted.insert(channel)
     }
 
+    /// Holds partial segments back while a send-loop turn writes several messages (`TCP_CORK`),
+    /// and lets everything go at the turn's end: a turn of many small frames leaves in full
+    /// segments instead of one each, which on loopback is also the receiver's work done in our
+    /// system calls. Nothing waits past the turn, so real-time latency does not change.
+    func setCorked(_ corked: Bool) {
+        var value: Int32 = corked ? 1 : 0
+        setsockopt(rtmp.pointee.m_sb.sb_socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Whether writing `bytes` now does not block. The kernel takes data while what it holds
     /// for the socket (`SO_MEMINFO`: queued buffers with their bookkeeping) is under what it
     /// reserved (`SO_SNDBUF`), and copies a whole segment at a time (up to 64 KiB with segment
