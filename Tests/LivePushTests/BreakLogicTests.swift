@@ -87,7 +87,7 @@ final class BreakLogicTests: XCTestCase {
 
     func testThePassedOnCueKeepsTheSectionWithItsTimeOnTheOutput() throws {
         let read = try cue(timeSignal, arrival: 21_388_000_000)
-        let passed = read.passedOn(offset: -21_380_000_000, sendAt: 8_000_000)
+        let passed = read.passedOn(InputTimeMapping(shift: -21_380_000_000), sendAt: 8_000_000)
         XCTAssertEqual(Double(passed.spliceTime) / 1e6, 8.766756, accuracy: 1e-5)
         let section = passed.section
         XCTAssertEqual(section.descriptors, read.section.descriptors, "segmentation descriptors kept")

@@ -86,16 +86,16 @@ struct OutputClock: Sendable {
         return packet.pts + offset
     }
 
-    /// What the current segment adds to input time (nil when a new segment is pending).
-    var inputOffset: Int64? {
+    /// How the current segment maps input time (nil when a new segment is pending).
+    var inputMapping: InputTimeMapping? {
         if case .some = pendingSegment { return nil }
-        return offset
+        return InputTimeMapping(shift: offset)
     }
 
-    /// What puts `packet`'s input time on the output: the current segment's offset, or, while a
+    /// What puts `packet`'s input time on the output: the current segment's mapping, or, while a
     /// new segment is pending, the one that would place the packet where the output ends.
-    func offset(placing packet: MediaPacket) -> Int64 {
-        inputOffset ?? (end - packet.pts)
+    func mapping(placing packet: MediaPacket) -> InputTimeMapping {
+        inputMapping ?? InputTimeMapping(placing: packet.pts, at: end)
     }
 
     /// The first packet after `beginSegment` fixes the segment's mapping.

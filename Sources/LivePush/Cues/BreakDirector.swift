@@ -79,7 +79,7 @@ final class BreakDirector: @unchecked Sendable {
 
     /// A cue packet read from the main input, whose time maps to output time by `+ offset`.
     /// Returns the cue to pass on (sent at output time `now`), if it is one and cues are passed on.
-    func receive(_ packet: MediaPacket, offset: Int64, now: Int64) -> AdCue? {
+    func receive(_ packet: MediaPacket, mapping: InputTimeMapping, now: Int64) -> AdCue? {
         let cue: SourceCue
         do {
             cue = try SourceCue(bytes: packet.data, arrival: packet.pts)
@@ -88,15 +88,15 @@ final class BreakDirector: @unchecked Sendable {
             return nil
         }
         emit(.cueReceived(cue))
-        apply(cue, offset: offset)
+        apply(cue, mapping: mapping)
         guard options.passSourceCues, cue.eventID != nil else { return nil }
-        return cue.passedOn(offset: offset, sendAt: now)
+        return cue.passedOn(mapping, sendAt: now)
     }
 
-    private func apply(_ cue: SourceCue, offset: Int64) {
+    private func apply(_ cue: SourceCue, mapping: InputTimeMapping) {
         for resolver in opportunityResolvers {
             for signal in resolver.signals(for: cue) {
-                switch schedule.apply(signal, offset: offset) {
+                switch schedule.apply(signal, mapping: mapping) {
                 case .opened(let opportunity):
                     emit(.opportunityDetected(opportunity))
                     resolve(opportunity)

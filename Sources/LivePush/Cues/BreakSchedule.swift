@@ -25,10 +25,11 @@ struct BreakSchedule: Sendable {
     private var finished: [(id: UInt32, end: Int64)] = []
     private static let finishedMemory = 64
 
-    mutating func apply(_ signal: OpportunitySignal, offset: Int64 = 0) -> Change {
+    /// `mapping` puts the signal's input times on the output timeline.
+    mutating func apply(_ signal: OpportunitySignal, mapping: InputTimeMapping = .identity) -> Change {
         switch signal {
         case .opens(let opportunity):
-            let start = opportunity.start + offset
+            let start = mapping.outputTime(opportunity.start)
             if finished.contains(where: { $0.id == opportunity.id && start < $0.end }) || active?.opportunity.id == opportunity.id {
                 return .none
             }
@@ -43,9 +44,9 @@ struct BreakSchedule: Sendable {
             return .opened(opportunity)
         case .closes(let id, let at):
             if let window = active, window.opportunity.id == id {
-                active?.end = min(window.end ?? .max, max(window.start, at + offset))
+                active?.end = min(window.end ?? .max, max(window.start, mapping.outputTime(at)))
             } else if let index = upcoming.firstIndex(where: { $0.opportunity.id == id }) {
-                upcoming[index].end = max(upcoming[index].start, at + offset)
+                upcoming[index].end = max(upcoming[index].start, mapping.outputTime(at))
             }
             return .none
         case .cancels(let id):

@@ -35,10 +35,10 @@ public struct SourceCue: Sendable, Equatable {
         return time + Int64(wraps) * period
     }
 
-    /// The cue on the output timeline (input time + `offset`), to pass on: the same section
-    /// with its splice time moved onto the output and no `pts_adjustment`, sent at once.
-    func passedOn(offset: Int64, sendAt: Int64) -> AdCue {
-        var cue = AdCue(eventID: eventID ?? 0, outOfNetwork: opensBreak, spliceTime: spliceTime + offset,
+    /// The cue on the output timeline (its input time through `mapping`), to pass on: the same
+    /// section with its splice time moved onto the output and no `pts_adjustment`, sent at once.
+    func passedOn(_ mapping: InputTimeMapping, sendAt: Int64) -> AdCue {
+        var cue = AdCue(eventID: eventID ?? 0, outOfNetwork: opensBreak, spliceTime: mapping.outputTime(spliceTime),
                         duration: duration, sendAt: max(0, sendAt))
         cue.original = section
         return cue

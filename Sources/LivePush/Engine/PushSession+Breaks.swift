@@ -13,9 +13,9 @@ struct BreakSetup: @unchecked Sendable {
 /// the break's end.
 struct BreakBackground {
     var input: any MediaSource
-    /// Main input time + offset = output time, as when the break started (for a playout
+    /// How main input time maps onto the output, as when the break started (for a playout
     /// entry that starts underneath: fixed by its first packet, where the previous one ended).
-    var offset: Int64?
+    var mapping: InputTimeMapping?
     /// Where what was read underneath ends, output time.
     var end: Int64
     /// Read from the main input, not yet due.
@@ -42,8 +42,7 @@ extension PushSession {
     /// A cue of the input on air: read when that is the main input (and passed on, re-stamped).
     func receiveCue(_ packet: MediaPacket, _ air: inout OnAir) {
         guard let breaks, air.isMainOnAir else { return }
-        let offset = air.clock.offset(placing: packet)
-        passOn(breaks.director.receive(packet, offset: offset, now: air.clock.end), &air)
+        passOn(breaks.director.receive(packet, mapping: air.clock.mapping(placing: packet), now: air.clock.end), &air)
     }
 
     private func passOn(_ cue: AdCue?, _ air: inout OnAir) {
@@ -53,7 +52,7 @@ extension PushSession {
     /// The break to play before the main input's `packet`, if one starts there.
     func breakDue(before packet: MediaPacket, _ air: inout OnAir) -> BreakPlan? {
         guard let breaks, air.isMainOnAir, packet.kind == .video || air.input.info.video == nil else { return nil }
-        return breaks.director.breakDue(by: packet.pts + air.clock.offset(placing: packet))
+        return breaks.director.breakDue(by: air.clock.mapping(placing: packet).outputTime(packet.pts))
     }
 
     /// A blackout from the main input's next picture (a command).
@@ -80,8 +79,8 @@ extension PushSession {
     /// break starts on both tracks at once.
     func holdsBack(_ packet: MediaPacket, _ air: inout OnAir) -> Bool {
         guard let breaks, air.isMainOnAir, packet.kind == .audio, air.input.info.video != nil,
-              let start = breaks.director.nextStart, let offset = air.clock.inputOffset,
-              packet.pts + offset >= start, air.heldBack.count < Self.catchUpLimit else { return false }
+              let start = breaks.director.nextStart, let mapping = air.clock.inputMapping,
+              mapping.outputTime(packet.pts) >= start, air.heldBack.count < Self.catchUpLimit else { return false }
         air.heldBack.append(packet)
         return true
     }
@@ -90,7 +89,9 @@ extension PushSession {
     /// `packet` (true: the loop goes on with them).
     func releasesHeldBack(before packet: MediaPacket, _ air: inout OnAir) -> Bool {
         guard let first = air.heldBack.first, packet.kind == .video else { return false }
-        if let start = breaks?.director.nextStart, let offset = air.clock.inputOffset, first.pts + offset >= start { return false }
+        if let start = breaks?.director.nextStart, let mapping = air.clock.inputMapping, mapping.outputTime(first.pts) >= start {
+            return false
+        }
         air.replay = air.heldBack + [packet] + air.replay
         air.heldBack = []
         return true
@@ -98,13 +99,13 @@ extension PushSession {
 
     /// The main input goes off air before `packet` and the break's first fill goes on.
     func startBreak(_ plan: BreakPlan, before packet: MediaPacket, _ air: inout OnAir) throws(LivePushError) {
-        let offset = air.clock.offset(placing: packet)
+        let mapping = air.clock.mapping(placing: packet)
         air.replay = [packet] + air.heldBack + air.replay
         air.heldBack = []
         try takeOffAir(&air, cut: .min)  // the cut is before the picture in air.replay
         breaks?.director.activeStarted(at: air.clock.end)
         let main = air.input
-        air.background = BreakBackground(input: main, offset: offset, end: air.clock.end,
+        air.background = BreakBackground(input: main, mapping: mapping, end: air.clock.end,
                                          queue: air.held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
                                          fills: plan.fills)
         try nextFill(&air)
@@ -154,24 +155,24 @@ extension PushSession {
             } else if let sequence, let following = sequence.nextInput() {
                 // A playout channel's timeline runs on underneath: its next entry follows.
                 background.input = following
-                background.offset = nil
+                background.mapping = nil
                 continue
             } else {
                 background.mainEnded = true
                 break
             }
-            let offset = background.offset ?? (background.end - packet.pts)
-            background.offset = offset
+            let mapping = background.mapping ?? InputTimeMapping(placing: packet.pts, at: background.end)
+            background.mapping = mapping
             if let end = director.activeEnd, background.keyframeAskedFor != end {
                 // An encoding input makes a keyframe where the break ends, to come back exactly there.
-                background.input.requestKeyframe(atOrAfter: end - offset)
+                background.input.requestKeyframe(atOrAfter: mapping.inputTime(end))
                 background.keyframeAskedFor = end
             }
             if packet.kind == .cue {
-                passOn(director.receive(packet, offset: offset, now: air.clock.end), &air)
+                passOn(director.receive(packet, mapping: mapping, now: air.clock.end), &air)
                 continue
             }
-            if background.returnNow || director.activeEnd.map({ packet.pts + offset >= $0 }) == true {
+            if background.returnNow || director.activeEnd.map({ mapping.outputTime(packet.pts) >= $0 }) == true {
                 // Past the break's end: the main input comes back on its next keyframe, with
                 // its sound from there (files interleave sound ahead of the pictures).
                 let opensPictures = packet.kind == .video ? packet.isKeyframe : background.input.info.video == nil
@@ -188,14 +189,15 @@ extension PushSession {
                 }
                 continue
             }
-            if packet.pts + offset > air.clock.end {
+            if mapping.outputTime(packet.pts) > air.clock.end {
                 background.queue.insert(packet, at: 0)
                 break
             }
-            background.end = max(background.end, packet.pts + packet.duration + offset)
+            background.end = max(background.end, mapping.outputTime(packet.pts + packet.duration))
             // What the main input showed during the break: not sent.
         }
-        let reachedReturn = background.returnPoint.map { background.returnNow || air.clock.end >= $0 + (background.offset ?? 0) } ?? false
+        let returnTime = background.returnPoint.map { (background.mapping ?? .identity).outputTime($0) }
+        let reachedReturn = returnTime.map { background.returnNow || air.clock.end >= $0 } ?? false
         let reachedEnd = background.mainEnded
             && (background.returnNow || director.activeEnd.map { air.clock.end >= $0 } ?? true)
         guard reachedReturn || reachedEnd else {
@@ -204,7 +206,7 @@ extension PushSession {
         }
         // The break is over: the fill goes off air, the main input comes back where it stands.
         if background.filler != nil || !background.returnNow {
-            try takeOffAir(&air, cut: background.returnPoint.map { $0 + (background.offset ?? 0) } ?? air.clock.end)
+            try takeOffAir(&air, cut: returnTime ?? air.clock.end)
         }
         air.held.removeValue(forKey: ObjectIdentifier(air.input))
         announce(director.active, out: false, &air)

@@ -37,18 +37,18 @@ final class SendLoop: @unchecked Sendable {
 
     /// Serves `publishing` from now on, until its turn ends the pump.
     func attach(_ publishing: Publishing) {
-        lock.withLock {
+        lock.withLockThenBroadcast {
             arriving.append(publishing)
             woken.insert(ObjectIdentifier(publishing.output))
-            if sleeping { lock.broadcast() }
+            return sleeping
         }
     }
 
     /// The output has work (or a command): its connection gets a turn soon.
     func wake(_ output: RTMPOutput) {
-        lock.withLock {
+        lock.withLockThenBroadcast {
             woken.insert(ObjectIdentifier(output))
-            if sleeping { lock.broadcast() }
+            return sleeping
         }
     }
 

@@ -44,6 +44,10 @@ final class PacingScheduler: @unchecked Sendable {
     private var heap = Heap<Entry>()
     private var jobs: [ObjectIdentifier: JobState] = [:]
     private var order: UInt64 = 0
+    /// Whether a thread sleeps until the first entry falls due. The others sleep until woken:
+    /// when every idle thread slept until the same due time, each turn woke them all and all but
+    /// one went back to sleep.
+    private var timedSleeper = false
 
     init(threads: Int) {
         for _ in 0..<threads {
@@ -73,15 +77,18 @@ final class PacingScheduler: @unchecked Sendable {
         }
     }
 
-    /// Called with the lock held.
-    private func enqueue(_ job: any ScheduledJob, due: Int64) {
+    /// Called with the lock held. `byPacingThread`: a pacing thread re-queues the job it just
+    /// ran; it looks at the heap again before it sleeps, so no other thread needs waking for a
+    /// job due later (at one push per batch, that wake-up cost more than the push's packets).
+    private func enqueue(_ job: any ScheduledJob, due: Int64, byPacingThread: Bool = false) {
         let id = ObjectIdentifier(job)
         jobs[id, default: JobState()].generation += 1
         order += 1
         // A thread that sleeps waits for the first entry: only a new first one changes that.
         let isFirst = heap.min.map { due < $0.due } ?? true
         heap.insert(Entry(due: due, order: order, job: job, generation: jobs[id]!.generation))
-        if isFirst { lock.signal() }
+        // Every sleeper: the one that sleeps until the old first entry must see the new one.
+        if isFirst && !(byPacingThread && due > monotonicMicroseconds()) { lock.broadcast() }
     }
 
     private func runThread() {
@@ -111,6 +118,9 @@ final class PacingScheduler: @unchecked Sendable {
         let id = ObjectIdentifier(first.job)
         jobs[id]?.isRunning = true
         jobs[id]?.wokenWhileRunning = false
+        // More work due before this turn is likely over: an idle thread helps with it (and
+        // the next sleeper takes over the deadline); otherwise this thread will be back first.
+        if let next = firstValidEntry(), next.due <= monotonicMicroseconds() + Self.coalescingWindow { lock.signal() }
         return first.job
     }
 
@@ -121,7 +131,14 @@ final class PacingScheduler: @unchecked Sendable {
             lock.wait()
             return
         }
-        if let sleep = window.sleep(forJobDue: first.due, now: monotonicMicroseconds()) { lock.wait(timeout: .microseconds(sleep)) }
+        guard let sleep = window.sleep(forJobDue: first.due, now: monotonicMicroseconds()) else { return }
+        if timedSleeper {
+            lock.wait()
+            return
+        }
+        timedSleeper = true
+        lock.wait(timeout: .microseconds(sleep))
+        timedSleeper = false
     }
 
     /// The heap's first entry, once the entries superseded by a later one (or of jobs that
@@ -143,7 +160,7 @@ final class PacingScheduler: @unchecked Sendable {
             case .finished:
                 jobs[id] = nil
             case .at(let due):
-                enqueue(job, due: woken ? monotonicMicroseconds() : due)
+                enqueue(job, due: woken ? monotonicMicroseconds() : due, byPacingThread: true)
             case .whenWoken:
                 if woken { enqueue(job, due: monotonicMicroseconds()) }
             }
