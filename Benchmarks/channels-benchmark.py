@@ -146,7 +146,8 @@ def run_livepush(args, media, nginx, channels, run_dir):
     port = pb.free_loopback_port()
     config = os.path.join(run_dir, "channels-%d.json" % channels)
     with open(config, "w") as f:
-        json.dump({"control": "127.0.0.1:%d" % port,
+        # The media is read from its own folder: a configuration reads only inside its media root.
+        json.dump({"control": "127.0.0.1:%d" % port, "mediaRoot": os.path.dirname(os.path.abspath(media)),
                    "channels": [{"id": "c%d" % i, "input": media, "loop": "forever", "outputs": [nginx.url("lp%d-%d" % (channels, i))]}
                                 for i in range(channels)]}, f)
     log_file = open(os.path.join(run_dir, "livepush-%d.log" % channels), "wb")
