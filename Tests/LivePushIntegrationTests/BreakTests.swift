@@ -87,6 +87,10 @@ final class BreakTests: NginxTestCase {
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "cued-fast"), frameRate: 25)
         print("fast: \(recording.segments.map { "\($0.name) \($0.frames)" })")
         PlayoutTests.check(recording, against: [(.a, 6), (.x, 5), (.b, bSeconds)], tolerance: 6)
+        // The issue's bounds: no video gap over 100 ms, no audio gap over 60 ms.
+        XCTAssertLessThanOrEqual(recording.probe.largestVideoStep, 0.100, "video gap")
+        XCTAssertLessThanOrEqual(recording.probe.largestAudioStep, 0.060, "audio gap")
+        print("fast: largest steps video \(recording.probe.largestVideoStep) s, audio \(recording.probe.largestAudioStep) s")
     }
 
     // MARK: Content resolvers
