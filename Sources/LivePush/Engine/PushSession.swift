@@ -154,13 +154,14 @@ final class PushSession: @unchecked Sendable {
         delivery.withLock {
             let decision = lock.withLock {
                 let decision = outputStates.apply(outputSignal, from: id)
+                // An output's own rendition adapts to its network (the producer takes it next step).
+                if renditions != nil, case .network(let change) = outputSignal {
+                    commands.append(.outputNetwork(id: id, isPoor: change == .poor))
+                }
                 lock.broadcast()  // the producer may wait for the first output to publish
                 return decision
             }
             for index in decision.stop { outputs[index].requestStop() }
-            if renditions != nil, case .network(let change) = outputSignal {
-                lock.withLock { commands.append(.outputNetwork(id: id, isPoor: change == .poor)) }
-            }
             if outputs.count > 1 {
                 signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
             }
