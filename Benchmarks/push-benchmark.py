@@ -3,7 +3,7 @@
 nginx-rtmp server: wall time, CPU time (user+sys) and peak RSS of the pushing process.
 
 Stdlib only. Builds nothing: point --livepush at a release build
-(`swift build -c release --static-swift-stdlib`, the README's build -> .build/release/livepush). See Benchmarks/README.md.
+(`swift build -c release` -> .build/release/livepush). See Benchmarks/README.md.
 """
 
 import argparse
@@ -430,7 +430,7 @@ def main(argv):
         livepush = resolve(args.livepush)
         if livepush is None:
             raise BenchError("livepush binary not found or not executable: %s\n"
-                             "build it with `swift build -c release --static-swift-stdlib` (the README's build), pass --livepush PATH, "
+                             "build it with `swift build -c release`, pass --livepush PATH, "
                              "or use --only ffmpeg" % args.livepush)
     for path in (args.nginx, args.rtmp_module):
         if not os.path.exists(path):
