@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LivePush
 import Prometheus
 import Synchronization

@@ -1,5 +1,9 @@
-import Foundation
+import FoundationEssentials
 import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--log-format json`: one JSON object per log line on standard error, for log shippers:
 /// `{"time", "level", "label", "message", ...metadata}`. Metadata values are strings (URLs
@@ -8,7 +12,8 @@ struct JSONLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
-    private static let lock = NSLock()
+    /// Keeps lines whole when several threads log at once.
+    private static let lock = Mutex(())
 
     init(label: String) {
         self.label = label
@@ -27,6 +32,6 @@ struct JSONLogHandler: LogHandler {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for key in merged.keys.sorted() { fields.append((key, .string("\(merged[key]!)"))) }
         let line = JSONValue.object(fields).encoded + "\n"
-        Self.lock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+        Self.lock.withLock { _ in Console.error(line) }
     }
 }

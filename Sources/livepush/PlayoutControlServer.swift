@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Hummingbird
 import LivePush
 import Logging
@@ -112,14 +112,14 @@ struct PlayoutControlServer {
     /// The optional `{"duration": SECONDS}` of a blackout (an empty body: until ended).
     static func blackoutDuration(_ body: Data) throws(LivePushError) -> Duration? {
         guard !JSONResponse.isBlank(body) else { return nil }
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+        guard let decoded = try? JSONDecoder().decode(JSONField.self, from: body), case .object(let object) = decoded else {
             throw LivePushError(.controlRequestInvalid, "the body is not a JSON object")
         }
         if let unknown = object.keys.first(where: { $0 != "duration" }) {
             throw LivePushError(.controlRequestInvalid, "unknown field \"\(unknown)\"")
         }
         guard let value = object["duration"] else { return nil }
-        guard let seconds = (value as? NSNumber).map(\.doubleValue), !(value is Bool), seconds > 0, seconds <= 86_400 else {
+        guard case .number(let seconds) = value, seconds > 0, seconds <= 86_400 else {
             throw LivePushError(.controlRequestInvalid, "duration: give seconds, more than 0 and at most 86400")
         }
         return .milliseconds(Int64(seconds * 1000))

@@ -20,7 +20,7 @@ public enum Redaction {
         let redacted = redactURL(url)
         // The query starts after the scheme: a "?" before it (a string that is no URL) must not
         // end the name before it begins.
-        guard let scheme = redacted.range(of: "://") else { return redacted }
+        guard let scheme = redacted.firstRange(of: "://") else { return redacted }
         let end = redacted[scheme.upperBound...].firstIndex(of: "?") ?? redacted.endIndex
         guard let slash = redacted[scheme.upperBound..<end].lastIndex(of: "/"),
               redacted[scheme.upperBound..<slash].contains("/") else { return redacted }

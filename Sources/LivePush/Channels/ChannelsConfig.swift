@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The configuration of `livepush channels CONFIG.json`:
 /// ```json

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Who may drive a control API (`livepush channels`, `livepush playout --control`), decided
@@ -76,7 +76,7 @@ public final class ControlAccessPolicy: Sendable {
             }
         }
         if hasBody && method != "GET" && method != "HEAD" {
-            let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let mediaType = contentType?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
             guard mediaType == "application/json" else { return .unsupportedMediaType }
         }
         return .allowed

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LivePushWire
 
 /// How cues are written into the RTMP stream (AMF0 data messages, type 18).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A blackout known in advance (``BreakOptions/blackouts``): the main content is replaced by
 /// the alternate content (else the slate) from `start` for `duration`.
@@ -29,7 +29,7 @@ public struct BlackoutWindow: Sendable, Equatable {
         let startText = String(text[..<plus])
         if let position = Double(startText), PlayoutSchedule.isTime(position) {
             start = .position(.milliseconds(Int64(position * 1000)))
-        } else if let date = ISO8601DateFormatter().date(from: startText) {
+        } else if let date = try? Date(startText, strategy: .iso8601) {
             start = .wallClock(date)
         } else {
             throw LivePushError(.breakSetupInvalid, "blackout \"\(text)\": the start is neither seconds nor an ISO 8601 time")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
 import Synchronization
 
 /// What fills a break, in order: the resolved ads, then the fallback until the break ends.

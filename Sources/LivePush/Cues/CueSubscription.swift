@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which cues open opportunities (the TVSDK's subscribed tags). By default: an out-of-network
 /// `splice_insert`, and a segmentation start for a break (0x22), a provider or distributor
@@ -31,7 +31,7 @@ public struct CueSubscription: Sendable, Equatable {
         spliceInserts = false
         adBreakTypes = []
         blackoutTypes = []
-        let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
         guard !items.isEmpty, !items.contains(where: \.isEmpty) else {
             throw LivePushError(.breakSetupInvalid, "--subscribe: give a comma-separated list of cue names")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A thread that serves the published connections of many outputs: it writes only what a

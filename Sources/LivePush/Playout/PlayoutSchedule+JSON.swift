@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,13 +13,13 @@ extension PlayoutSchedule {
     /// Reads a schedule file: a regular file of at most ``maxFileBytes``, its relative sources
     /// resolved against its directory.
     public init(contentsOfFile path: String) throws(LivePushError) {
-        guard MediaRoot.fileType(path, followingLinks: true) == S_IFREG, let file = FileHandle(forReadingAtPath: path) else {
+        guard MediaRoot.fileType(path, followingLinks: true) == S_IFREG else {
             throw LivePushError(.scheduleInvalid, "\(path) is not a readable regular file")
         }
-        defer { try? file.close() }
-        guard let data = try? file.read(upToCount: Self.maxFileBytes + 1) ?? Data() else {
+        guard let bytes = LocalFile.read(path, upTo: Self.maxFileBytes + 1) else {
             throw LivePushError(.scheduleInvalid, "\(path) cannot be read")
         }
+        let data = Data(bytes)
         guard data.count <= Self.maxFileBytes else {
             throw LivePushError(.scheduleInvalid, "\(path) is larger than \(Self.maxFileBytes) bytes")
         }
@@ -119,7 +119,7 @@ extension PlayoutSchedule {
         case (.some(let at), nil):
             return BlackoutWindow(start: .position(.milliseconds(Int64(try seconds(at, name, "at") * 1000))), duration: duration)
         case (nil, .string(let text)):
-            guard let date = ISO8601DateFormatter().date(from: text) else { throw refuse(name, "start", "is not an ISO 8601 time") }
+            guard let date = try? Date(text, strategy: .iso8601) else { throw refuse(name, "start", "is not an ISO 8601 time") }
             return BlackoutWindow(start: .wallClock(date), duration: duration)
         default:
             throw refuse(name, "at", "give either at (seconds, 0 or more) or start (an ISO 8601 time)")

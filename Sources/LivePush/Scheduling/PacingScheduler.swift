@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HeapModule
 
 /// A few shared threads that run many timed jobs: the producers of real-time pushes, which

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +26,7 @@ enum WorkerThread {
         let result = pthread_create(&thread, nil, { raw in
             let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
             // Visible in /proc, top -H and gdb; Linux keeps 15 characters.
-            Thread.current.name = String(box.name.prefix(15))
+            setThreadName(String(box.name.prefix(15)))
             box.named.signal()
             box.body()
             return nil
@@ -35,4 +35,12 @@ enum WorkerThread {
         pthread_detach(thread)
         box.named.wait()
     }
+}
+
+/// `pthread_setname_np` is declared only under `_GNU_SOURCE`, which the Glibc module does not
+/// define; it is looked up once instead (Foundation's `Thread`, which wraps it, is not linked).
+private func setThreadName(_ name: String) {
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pthread_setname_np") else { return }
+    _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), name)
 }
