@@ -45,6 +45,9 @@ final class Publishing {
         lastServiced = (monotonicMicroseconds(), connection.bytesSent)
     }
 
+    /// Sends what the queue holds, as far as the socket takes it. The turn's messages are
+    /// chunked into one buffer and written together when it ends (``RTMPSession/flush()``):
+    /// one system call per turn rather than one per frame.
     func runTurn(now: Int64) -> Turn {
         do {
             // A stop or reconnect ends the pump even while the socket takes nothing; with
@@ -53,63 +56,60 @@ final class Publishing {
                 output.recordSent(sent)
                 return .ended(end)
             }
-            let turnStart = connection.bytesSent
-            // `--fast`: corked from the second message of the turn on, uncorked (flushed) when it
-            // ends. A real-time turn carries a batch of one or two frames: two more system calls
-            // per batch would cost more than they save, at hundreds of channels.
-            var corked = false
-            defer { if corked { connection.setCorked(false) } }
-            while true {
-                if outbox.isEmpty {
-                    switch output.takePacket(afterSending: sent) {
-                    case .ended(let outcome):
-                        sent = nil
-                        return .ended(outcome)
-                    case .none:
-                        sent = nil
-                        try serviceIncoming(now: now)
-                        return .idle
-                    case .packet(let packet):
-                        sent = nil
-                        outbox.append(build(packet))
-                    }
-                }
-                let (message, packet) = (outbox[0].message, outbox[0].packet)
-                guard connection.hasRoom(for: connection.wireBytes(of: message)) else {
-                    // Stalled is no progress at all, as for a blocked write: a socket that
-                    // drains, however slowly, is a slow network (congestion), not a dead one.
-                    let queued = connection.sendBufferMemory?.queued ?? 0
-                    let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
-                    blockedSince = stall
-                    if now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 {
-                        output.recordSent(sent)
-                        return .ended(.lost(LivePushError(.sendDataTimeout,
-                            "no data could be written for \(output.config.sendDataTimeout.milliseconds) ms")))
-                    }
-                    try serviceIncoming(now: now)
-                    return .blocked
-                }
-                blockedSince = nil
-                if keepsHistory && !corked && connection.bytesSent > turnStart {
-                    connection.setCorked(true)
-                    corked = true
-                }
-                try connection.send(message)
-                outbox.removeFirst()
-                if let packet {
-                    resume.lastSentDTS = max(resume.lastSentDTS, packet.dts)
-                    sent = packet
-                    if !resume.firstFrameSent {
-                        resume.firstFrameSent = true
-                        output.signal(.firstFrameSent)
-                    }
-                }
-                try serviceIncoming(now: now)
-                if connection.bytesSent - turnStart >= Self.turnBytes { return .yielded }
-            }
+            let turn = try fill(now: now)
+            try connection.flush()
+            return turn
         } catch {
             output.recordSent(sent)
             return .ended(.lost(error))
+        }
+    }
+
+    private func fill(now: Int64) throws(LivePushError) -> Turn {
+        let turnStart = connection.bytesSent
+        while true {
+            if outbox.isEmpty {
+                switch output.takePacket(afterSending: sent) {
+                case .ended(let outcome):
+                    sent = nil
+                    return .ended(outcome)
+                case .none:
+                    sent = nil
+                    try serviceIncoming(now: now)
+                    return .idle
+                case .packet(let packet):
+                    sent = nil
+                    outbox.append(build(packet))
+                }
+            }
+            let (message, packet) = (outbox[0].message, outbox[0].packet)
+            guard connection.hasRoom(for: connection.wireBytes(of: message)) else {
+                // Stalled is no progress at all, as for a blocked write: a socket that
+                // drains, however slowly, is a slow network (congestion), not a dead one.
+                let queued = connection.sendBufferMemory?.queued ?? 0
+                let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
+                blockedSince = stall
+                if now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 {
+                    output.recordSent(sent)
+                    return .ended(.lost(LivePushError(.sendDataTimeout,
+                        "no data could be written for \(output.config.sendDataTimeout.milliseconds) ms")))
+                }
+                try serviceIncoming(now: now)
+                return .blocked
+            }
+            blockedSince = nil
+            try connection.send(message)
+            outbox.removeFirst()
+            if let packet {
+                resume.lastSentDTS = max(resume.lastSentDTS, packet.dts)
+                sent = packet
+                if !resume.firstFrameSent {
+                    resume.firstFrameSent = true
+                    output.signal(.firstFrameSent)
+                }
+            }
+            try serviceIncoming(now: now)
+            if connection.bytesSent - turnStart >= Self.turnBytes { return .yielded }
         }
     }
 

@@ -41,9 +41,16 @@ final class RTMPSession {
     /// librtmp keeps pointers into the URL string it parsed; it must outlive `rtmp`.
     private let urlStorage: UnsafeMutablePointer<CChar>
     private var streamID: Int32 = 0
+    /// Where librtmp builds a control message (media goes through `outgoing`).
     private var sendBuffer: UnsafeMutablePointer<CChar>
     private var sendCapacity: Int
     private var channelsStarted: Set<Int32> = []
+    /// Media messages chunked and not yet written: a send turn writes them at once (``flush()``).
+    private var outgoing: [UInt8] = []
+    private var chunker: RTMPMediaChunker
+    /// `outgoing` is written as soon as it holds this much, so that it stays small per
+    /// connection (a thousand channels each keep one).
+    private static let outgoingLimit = 64 * 1024
     private(set) var isPublishing = false
     /// Bytes written on this connection, counted high: the handshake and commands at a generous
     /// estimate, every message with its largest chunk headers. The server's acknowledgements
@@ -67,7 +74,8 @@ final class RTMPSession {
         self.options = options
         self.rtmp = rtmp
         self.urlStorage = strdup(url.rawValue)
-        self.sendCapacity = 64 * 1024
+        self.sendCapacity = 4 * 1024
+        self.chunker = RTMPMediaChunker(chunkSize: Int(RTMP_DEFAULT_CHUNKSIZE))
         self.sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
         RTMP_Init(rtmp)
         guard RTMP_SetupURL(rtmp, urlStorage) != 0 else {
@@ -177,10 +185,12 @@ final class RTMPSession {
         let size = options.chunkSize
         try sendControl(.setChunkSize(UInt32(size)))
         rtmp.pointee.m_outChunkSize = size
+        chunker.chunkSize = Int(size)
     }
 
     /// A protocol control message (the wire module builds its body).
     func sendControl(_ message: RTMPMessage) throws(LivePushError) {
+        try flush()
         try send(type: message.typeID, channel: Channel.control, timestampMs: 0, streamID: 0, body: message.payload)
     }
 
@@ -197,8 +207,10 @@ final class RTMPSession {
 
     var isConnected: Bool { RTMP_IsConnected(rtmp) != 0 }
 
-    /// Sends one FLV tag body as an RTMP message on the published stream.
+    /// Queues one FLV tag body as an RTMP message on the published stream; it is written at the
+    /// next ``flush()`` (or at once when the queued bytes reach `outgoingLimit`).
     func send(_ message: FLVMessage) throws(LivePushError) {
+        guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
         let bytes = wireBytes(of: message)
         bytesSent += bytes
         knownRoom -= bytes + Self.bookkeepingPerWrite
@@ -207,8 +219,37 @@ final class RTMPSession {
         case .video: Channel.video
         case .script: Channel.data
         }
-        try send(type: message.type.rawValue, channel: channel, timestampMs: message.timestampMs, streamID: streamID,
-                 header: message.header, body: message.payload)
+        if outgoing.capacity == 0 { outgoing.reserveCapacity(Self.outgoingLimit + 8 * 1024) }
+        chunker.append(chunkStreamID: Int(channel), typeID: message.type.rawValue, timestamp: message.timestampMs,
+                       streamID: UInt32(bitPattern: streamID), prefix: message.header, payload: message.payload, into: &outgoing)
+        if outgoing.count >= Self.outgoingLimit { try flush() }
+    }
+
+    /// Writes the queued media in one system call (more when the socket takes part of it).
+    /// A socket that takes nothing for the send timeout (`SO_SNDTIMEO`) fails the session.
+    func flush() throws(LivePushError) {
+        guard !outgoing.isEmpty else { return }
+        defer { outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.outgoingLimit + 8 * 1024) }
+        var written = 0
+        while written < outgoing.count {
+            errno = 0
+            let result = outgoing.withUnsafeBytes { bytes in
+                RTMPSockBuf_Send(&rtmp.pointee.m_sb, bytes.baseAddress!.assumingMemoryBound(to: CChar.self) + written,
+                                 Int32(bytes.count - written))
+            }
+            if result > 0 {
+                written += Int(result)
+                continue
+            }
+            let code = errno
+            if result < 0 && code == EINTR { continue }
+            channelsStarted.removeAll()
+            close(graceful: false)
+            if code == EAGAIN || code == EWOULDBLOCK {
+                throw LivePushError(.sendDataTimeout, "no data could be written for \(options.sendTimeout.milliseconds) ms")
+            }
+            throw LivePushError(.connectionLost, code == 0 ? "send failed" : String(cString: strerror(code)))
+        }
     }
 
     private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32,
@@ -252,15 +293,6 @@ final class RTMPSession {
         channelsStarted.insert(channel)
     }
 
-    /// Holds partial segments back while a send-loop turn writes several messages (`TCP_CORK`),
-    /// and lets everything go at the turn's end: a turn of many small frames leaves in full
-    /// segments instead of one each, which on loopback is also the receiver's work done in our
-    /// system calls. Nothing waits past the turn, so real-time latency does not change.
-    func setCorked(_ corked: Bool) {
-        var value: Int32 = corked ? 1 : 0
-        setsockopt(rtmp.pointee.m_sb.sb_socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
-    }
-
     /// Whether writing `bytes` now does not block. The kernel takes data while what it holds
     /// for the socket (`SO_MEMINFO`: queued buffers with their bookkeeping) is under what it
     /// reserved (`SO_SNDBUF`), and copies a whole segment at a time (up to 64 KiB with segment
@@ -274,9 +306,10 @@ final class RTMPSession {
     func hasRoom(for bytes: Int64) -> Bool {
         if bytes + Self.bookkeepingPerWrite <= knownRoom { return true }
         guard isConnected, let memory = sendBufferMemory else { return true }  // the write fails at once
-        let free = memory.reserved - memory.queued
+        // What is queued here is not in the kernel's count yet.
+        let free = memory.reserved - memory.queued - Int64(outgoing.count)
         knownRoom = max(0, free)
-        return memory.queued == 0 || (free > 0 && bytes <= free + 16 * 1024)
+        return (memory.queued == 0 && outgoing.isEmpty) || (free > 0 && bytes <= free + 16 * 1024)
     }
 
     /// What the kernel charges a write beyond its bytes, at most (a socket buffer's head).
@@ -299,6 +332,7 @@ final class RTMPSession {
     /// discards what it had not read yet: the end of the stream. Acknowledgements keep coming
     /// until the server has read everything, so there usually are such bytes.
     func close(graceful: Bool, lingering: Duration = .seconds(2)) {
+        if graceful && isPublishing && isConnected { try? flush() }
         let gracefully = graceful && isPublishing && isConnected
         if gracefully { rtmp.pointee.m_stream_id = streamID }
         isPublishing = false

@@ -1,0 +1,90 @@
+/// Chunks a publisher's media messages (FLV tag bodies) into bytes that one write sends.
+///
+/// librtmp writes every message with a system call of its own; a `--fast` push of an hour's
+/// media is then hundreds of thousands of small writes. The publisher chunks its audio, video
+/// and data messages here instead, into a buffer it writes once per send turn, and leaves
+/// librtmp the handshake, the commands and the control messages (other chunk streams).
+///
+/// Headers: fmt 0 for the first message on a chunk stream, and whenever the timestamp goes
+/// back or its delta does not fit 24 bits; fmt 1 (timestamp delta, length, type) otherwise.
+/// Continuation chunks are fmt 3 and repeat an extended timestamp, as FFmpeg and nginx-rtmp
+/// expect. Chunk stream ids below 64 only (one-byte basic header).
+public struct RTMPMediaChunker: Sendable {
+    public var chunkSize: Int
+    /// The last timestamp written on each chunk stream (index = chunk stream id).
+    private var lastTimestamp = [UInt32?](repeating: nil, count: 64)
+
+    public init(chunkSize: Int) {
+        self.chunkSize = chunkSize
+    }
+
+    /// The most bytes ``append(chunkStreamID:typeID:timestamp:streamID:prefix:payload:into:)`` adds for a message of
+    /// `bodySize` bytes.
+    public func maximumBytes(bodySize: Int) -> Int {
+        let chunks = max(1, (bodySize + chunkSize - 1) / chunkSize)
+        return 16 + bodySize + (chunks - 1) * 5
+    }
+
+    /// Forgets what was written (a new connection starts every chunk stream with fmt 0).
+    public mutating func reset() {
+        for index in lastTimestamp.indices { lastTimestamp[index] = nil }
+    }
+
+    /// Appends one message, `prefix` then `payload` as its body, to `out`.
+    public mutating func append(chunkStreamID: Int, typeID: UInt8, timestamp: UInt32, streamID: UInt32,
+                                prefix: FLVTagPrefix, payload: [UInt8], into out: inout [UInt8]) {
+        precondition((2..<64).contains(chunkStreamID), "media chunk stream ids are 2...63")
+        let length = prefix.count + payload.count
+        precondition(length <= 0xFF_FFFF, "RTMP message too large")
+        let basic = UInt8(chunkStreamID)
+
+        var field = timestamp
+        var fmt: UInt8 = 0
+        if let last = lastTimestamp[chunkStreamID], timestamp >= last, timestamp - last < 0xFF_FFFF {
+            fmt = 1
+            field = timestamp - last
+        }
+        lastTimestamp[chunkStreamID] = timestamp
+        let extended = field >= 0xFF_FFFF
+
+        out.append(fmt << 6 | basic)
+        append24(extended ? 0xFF_FFFF : field, into: &out)
+        append24(UInt32(length), into: &out)
+        out.append(typeID)
+        if fmt == 0 {
+            // The message stream id is the one little-endian field of the header.
+            for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: streamID >> UInt32(shift))) }
+        }
+        if extended { append32(field, into: &out) }
+
+        // The body, cut every `chunkSize` bytes by a fmt 3 header.
+        var room = max(1, chunkSize)
+        prefix.withUnsafeBytes { bytes in
+            out.append(contentsOf: bytes)
+            room -= bytes.count
+        }
+        var offset = 0
+        while offset < payload.count {
+            if room == 0 {
+                out.append(3 << 6 | basic)
+                if extended { append32(field, into: &out) }
+                room = max(1, chunkSize)
+            }
+            let take = min(room, payload.count - offset)
+            out.append(contentsOf: payload[offset..<(offset + take)])
+            offset += take
+            room -= take
+        }
+    }
+
+    private func append24(_ value: UInt32, into out: inout [UInt8]) {
+        out.append(UInt8((value >> 16) & 0xFF))
+        out.append(UInt8((value >> 8) & 0xFF))
+        out.append(UInt8(value & 0xFF))
+    }
+
+    private func append32(_ value: UInt32, into out: inout [UInt8]) {
+        out.append(UInt8(value >> 24))
+        append24(value, into: &out)
+    }
+}
