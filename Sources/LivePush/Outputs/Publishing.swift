@@ -47,18 +47,21 @@ final class Publishing {
 
     /// Sends what the queue holds, as far as the socket takes it. The turn's messages are
     /// chunked into one buffer and written together when it ends (``RTMPSession/flush()``):
-    /// one system call per turn rather than one per frame.
+    /// one system call per turn rather than one per frame. What the socket does not take stays
+    /// in that buffer and goes first next turn; the stream's end waits until it is written.
     func runTurn(now: Int64) -> Turn {
         do {
             // A stop or reconnect ends the pump even while the socket takes nothing; with
             // nothing waiting, taking the next packet says so (in the lock it takes anyway).
-            if !outbox.isEmpty, let end = output.requestedEnd() {
+            if !outbox.isEmpty || connection.hasUnwrittenBytes, let end = output.requestedEnd() {
                 output.recordSent(sent)
                 return .ended(end)
             }
+            guard try connection.flush() else { return blocked(now: now) }
             let turn = try fill(now: now)
-            try connection.flush()
-            return turn
+            if try connection.flush() { return turn }
+            if case .ended(let outcome) = turn, !outcome.isDrained { return turn }
+            return blocked(now: now)
         } catch {
             output.recordSent(sent)
             return .ended(.lost(error))
@@ -84,18 +87,8 @@ final class Publishing {
             }
             let (message, packet) = (outbox[0].message, outbox[0].packet)
             guard connection.hasRoom(for: connection.wireBytes(of: message)) else {
-                // Stalled is no progress at all, as for a blocked write: a socket that
-                // drains, however slowly, is a slow network (congestion), not a dead one.
-                let queued = connection.sendBufferMemory?.queued ?? 0
-                let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
-                blockedSince = stall
-                if now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 {
-                    output.recordSent(sent)
-                    return .ended(.lost(LivePushError(.sendDataTimeout,
-                        "no data could be written for \(output.config.sendDataTimeout.milliseconds) ms")))
-                }
                 try serviceIncoming(now: now)
-                return .blocked
+                return blocked(now: now)
             }
             blockedSince = nil
             try connection.send(message)
@@ -111,6 +104,19 @@ final class Publishing {
             try serviceIncoming(now: now)
             if connection.bytesSent - turnStart >= Self.turnBytes { return .yielded }
         }
+    }
+
+    /// The socket takes nothing more now. Stalled is no progress at all, as for a blocked write:
+    /// a socket that drains, however slowly, is a slow network (congestion), not a dead one.
+    private func blocked(now: Int64) -> Turn {
+        let queued = connection.sendBufferMemory?.queued ?? 0
+        let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
+        blockedSince = stall
+        guard now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 else { return .blocked }
+        output.recordSent(sent)
+        sent = nil
+        return .ended(.lost(LivePushError(.sendDataTimeout,
+            "no data could be written for \(output.config.sendDataTimeout.milliseconds) ms")))
     }
 
     /// Stamps a packet with the resume shift and makes its message; in `--fast` mode it goes

@@ -13,6 +13,10 @@ extension RTMPOutput {
     enum PumpOutcome {
         case drained, stopped, reconnectRequested
         case lost(LivePushError)
+
+        var isDrained: Bool {
+            if case .drained = self { true } else { false }
+        }
     }
 
     /// What the sender remembers across connections.

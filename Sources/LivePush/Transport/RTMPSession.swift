@@ -33,19 +33,15 @@ final class RTMPSession {
         static let video: Int32 = 0x06
     }
 
-    private static let headroom = Int(RTMP_MAX_HEADER_SIZE)
-
     let url: PushURL
     private let options: Options
     let rtmp: UnsafeMutablePointer<RTMP>
     /// librtmp keeps pointers into the URL string it parsed; it must outlive `rtmp`.
     private let urlStorage: UnsafeMutablePointer<CChar>
     private var streamID: Int32 = 0
-    /// Where librtmp builds a control message (media goes through `outgoing`).
-    private var sendBuffer: UnsafeMutablePointer<CChar>
-    private var sendCapacity: Int
-    private var channelsStarted: Set<Int32> = []
-    /// Media messages chunked and not yet written: a send turn writes them at once (``flush()``).
+    /// Messages chunked and not yet written: a send turn writes them at once (``flush()``).
+    /// Media and control messages both go through it, so what the socket could not take yet
+    /// is always followed by what was sent after it, never cut into.
     private var outgoing: [UInt8] = []
     private var chunker: RTMPMediaChunker
     /// `outgoing` is written as soon as it holds this much, so that it stays small per
@@ -74,9 +70,7 @@ final class RTMPSession {
         self.options = options
         self.rtmp = rtmp
         self.urlStorage = strdup(url.rawValue)
-        self.sendCapacity = 4 * 1024
         self.chunker = RTMPMediaChunker(chunkSize: Int(RTMP_DEFAULT_CHUNKSIZE))
-        self.sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
         RTMP_Init(rtmp)
         guard RTMP_SetupURL(rtmp, urlStorage) != 0 else {
             throw LivePushError(.urlSetupFailed, url.redacted)
@@ -89,7 +83,6 @@ final class RTMPSession {
         close(graceful: false)
         RTMP_Free(rtmp)
         free(urlStorage)
-        sendBuffer.deallocate()
     }
 
     /// librtmp logs to stderr, URLs with their auth_key included; LivePush reports errors itself.
@@ -188,10 +181,12 @@ final class RTMPSession {
         chunker.chunkSize = Int(size)
     }
 
-    /// A protocol control message (the wire module builds its body).
+    /// A protocol control message (the wire module builds its body), behind what is queued.
     func sendControl(_ message: RTMPMessage) throws(LivePushError) {
+        guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
+        chunker.append(chunkStreamID: Int(Channel.control), typeID: message.typeID, timestamp: 0, streamID: 0,
+                       prefix: .none, payload: message.payload, into: &outgoing)
         try flush()
-        try send(type: message.typeID, channel: Channel.control, timestampMs: 0, streamID: 0, body: message.payload)
     }
 
     /// What `message` adds to ``bytesSent``: a full 12-byte header with an extended timestamp,
@@ -222,75 +217,55 @@ final class RTMPSession {
         if outgoing.capacity == 0 { outgoing.reserveCapacity(Self.outgoingLimit + 8 * 1024) }
         chunker.append(chunkStreamID: Int(channel), typeID: message.type.rawValue, timestamp: message.timestampMs,
                        streamID: UInt32(bitPattern: streamID), prefix: message.header, payload: message.payload, into: &outgoing)
-        if outgoing.count >= Self.outgoingLimit { try flush() }
+        if isTLS || outgoing.count >= Self.outgoingLimit { try flush() }
     }
 
-    /// Writes the queued media in one system call (more when the socket takes part of it).
-    /// A socket that takes nothing for the send timeout (`SO_SNDTIMEO`) fails the session.
-    func flush() throws(LivePushError) {
-        guard !outgoing.isEmpty else { return }
-        defer { outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.outgoingLimit + 8 * 1024) }
+    /// Whether bytes wait in `outgoing` (the socket did not take them all at the last flush).
+    var hasUnwrittenBytes: Bool { !outgoing.isEmpty }
+
+    /// GnuTLS must be handed a record it could not write again, whole; over TLS each message is
+    /// written as it comes, blocking at most for the send timeout (after ``hasRoom(for:)``).
+    private var isTLS: Bool { rtmp.pointee.m_sb.sb_ssl != nil }
+
+    /// Writes what is queued, in one system call when the socket takes it all; true when
+    /// nothing is left. Over plain TCP it never blocks: what the socket does not take now stays
+    /// queued for the next turn (a shared send loop must not wait on one slow destination).
+    /// Over TLS it writes everything, blocking at most for the send timeout (`SO_SNDTIMEO`).
+    @discardableResult
+    func flush() throws(LivePushError) -> Bool {
+        guard !outgoing.isEmpty else { return true }
+        let tls = isTLS
+        let socket = rtmp.pointee.m_sb.sb_socket
         var written = 0
+        defer {
+            if written == outgoing.count {
+                outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.outgoingLimit + 8 * 1024)
+            } else if written > 0 {
+                outgoing.removeSubrange(0..<written)
+            }
+        }
         while written < outgoing.count {
             errno = 0
-            let result = outgoing.withUnsafeBytes { bytes in
-                RTMPSockBuf_Send(&rtmp.pointee.m_sb, bytes.baseAddress!.assumingMemoryBound(to: CChar.self) + written,
-                                 Int32(bytes.count - written))
+            let result = outgoing.withUnsafeBytes { bytes -> Int in
+                let start = bytes.baseAddress! + written
+                let count = bytes.count - written
+                if tls { return Int(RTMPSockBuf_Send(&rtmp.pointee.m_sb, start.assumingMemoryBound(to: CChar.self), Int32(count))) }
+                return Glibc.send(socket, start, count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
             }
             if result > 0 {
-                written += Int(result)
+                written += result
                 continue
             }
             let code = errno
             if result < 0 && code == EINTR { continue }
-            channelsStarted.removeAll()
+            if !tls && result < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return false }
             close(graceful: false)
             if code == EAGAIN || code == EWOULDBLOCK {
                 throw LivePushError(.sendDataTimeout, "no data could be written for \(options.sendTimeout.milliseconds) ms")
             }
             throw LivePushError(.connectionLost, code == 0 ? "send failed" : String(cString: strerror(code)))
         }
-    }
-
-    private func send(type: UInt8, channel: Int32, timestampMs: UInt32, streamID: Int32,
-                      header: FLVTagPrefix = .none, body: [UInt8]) throws(LivePushError) {
-        guard isConnected else { throw LivePushError(.connectionLost, "the connection is closed") }
-        let size = header.count + body.count
-        if size > sendCapacity {
-            sendBuffer.deallocate()
-            sendCapacity = size * 2
-            sendBuffer = .allocate(capacity: Self.headroom + sendCapacity)
-        }
-        // librtmp writes the chunk headers in place, in front of and inside this buffer.
-        let payload = UnsafeMutableRawPointer(sendBuffer + Self.headroom)
-        header.withUnsafeBytes { prefix in
-            if let base = prefix.baseAddress { payload.copyMemory(from: base, byteCount: prefix.count) }
-        }
-        body.withUnsafeBytes { source in
-            if let base = source.baseAddress { (payload + header.count).copyMemory(from: base, byteCount: source.count) }
-        }
-        var packet = RTMPPacket()
-        // The first message on a channel needs a full header; later ones reuse its stream id
-        // and carry a timestamp delta (librtmp compresses further when it can).
-        packet.m_headerType = UInt8(channelsStarted.contains(channel) ? RTMP_PACKET_SIZE_MEDIUM : RTMP_PACKET_SIZE_LARGE)
-        packet.m_packetType = type
-        packet.m_nChannel = channel
-        packet.m_nTimeStamp = timestampMs
-        packet.m_nInfoField2 = streamID
-        packet.m_nBodySize = UInt32(size)
-        packet.m_hasAbsTimestamp = 0
-        packet.m_body = sendBuffer + Self.headroom
-        errno = 0
-        guard RTMP_SendPacket(rtmp, &packet, 0) != 0 else {
-            let code = errno
-            channelsStarted.removeAll()
-            close(graceful: false)
-            if code == EAGAIN || code == EWOULDBLOCK {
-                throw LivePushError(.sendDataTimeout, "no data could be written for \(options.sendTimeout.milliseconds) ms")
-            }
-            throw LivePushError(.connectionLost, code == 0 ? "send failed" : String(cString: strerror(code)))
-        }
-        channelsStarted.insert(channel)
+        return true
     }
 
     /// Whether writing `bytes` now does not block. The kernel takes data while what it holds
@@ -332,8 +307,9 @@ final class RTMPSession {
     /// discards what it had not read yet: the end of the stream. Acknowledgements keep coming
     /// until the server has read everything, so there usually are such bytes.
     func close(graceful: Bool, lingering: Duration = .seconds(2)) {
-        if graceful && isPublishing && isConnected { try? flush() }
-        let gracefully = graceful && isPublishing && isConnected
+        // librtmp writes the closing commands itself: only behind a stream written whole.
+        let flushed = graceful && isPublishing && isConnected && ((try? flush()) ?? false)
+        let gracefully = flushed && isPublishing && isConnected
         if gracefully { rtmp.pointee.m_stream_id = streamID }
         isPublishing = false
         // librtmp closes its descriptor; a duplicate keeps the connection for the lingering read.
