@@ -100,15 +100,15 @@ final class AudioMixerTests: XCTestCase {
     func testSourceVolumeAndMute() throws {
         let mixer = AudioMixer()
         let lease = mixer.attach(format: Self.format)
-        mixer.sourceVolume = 40
+        try mixer.apply(.setSourceVolume(40))
         var frame = try Self.frame(value: 0.5)
         try mixer.process(&frame)
         XCTAssertEqual(Self.values(frame)[0], 0.2, accuracy: 1e-6)
-        mixer.isSourceMuted = true
+        try mixer.apply(.setSourceMuted(true))
         frame = try Self.frame(value: 0.5)
         try mixer.process(&frame)
         XCTAssertEqual(Self.values(frame), [0, 0])
-        mixer.sourceVolume = 250
+        try mixer.apply(.setSourceVolume(250))
         XCTAssertEqual(mixer.sourceVolume, 100, "clamped")
         _ = lease
     }
@@ -134,7 +134,7 @@ final class AudioMixerTests: XCTestCase {
             if event == .bgmStarted { started.fulfill() }
         }
         XCTAssertFalse(mixer.hasSources)
-        mixer.startBGM(source: wav, loop: false, timeout: .seconds(2))
+        try mixer.apply(.startBGM(source: wav, loop: false, timeout: .seconds(2)))
         XCTAssertTrue(mixer.hasSources, "a push started now mixes")
         let lease = mixer.attach(format: Self.format)
         wait(for: [started], timeout: 10)
@@ -182,8 +182,8 @@ final class AudioMixerTests: XCTestCase {
 
     func testPauseAndResumeAreInvalidWithoutMusic() {
         let mixer = AudioMixer()
-        XCTAssertThrowsError(try mixer.setBGMPaused(true)) { XCTAssertEqual(($0 as? LivePushError)?.code, .invalidState) }
-        XCTAssertThrowsError(try mixer.setBGMPaused(false))
+        XCTAssertThrowsError(try mixer.apply(.setBGMPaused(true))) { XCTAssertEqual(($0 as? LivePushError)?.code, .invalidState) }
+        XCTAssertThrowsError(try mixer.apply(.setBGMPaused(false)))
     }
 }
 

@@ -78,38 +78,38 @@ final class FilterChainTests: XCTestCase {
 
     func testFiltersRunInOrderAndAreCreatedAndDestroyedOnce() throws {
         let log = Log()
-        let chain = FilterChain()
         let events = Events()
-        var runner = FilterChain.Runner(chain: chain) { e in events.list.withLock { $0.append(e) } }
+        var chain = FilterChain { e in events.list.withLock { $0.append(e) } }
         let a = Marker(1, log: log), b = Marker(2, log: log)
-        chain.add(a)
-        chain.add(b)
-        chain.add(a)  // once only
+        chain.set([a, b, a])  // a once only
         var frame = try VideoFrame(width: 16, height: 16, timestamp: 40_000)
-        runner.run(&frame, frameRate: 25)
+        chain.run(&frame, frameRate: 25)
         frame.withPlane(0) { XCTAssertEqual($0[0], 2, "b ran after a") }
         XCTAssertEqual(frame.timestamp, 40_000)
-        chain.remove(a)
+        chain.set([b])
         var next = try VideoFrame(width: 16, height: 16)
-        runner.run(&next, frameRate: 25)
-        runner.shutDown()
+        chain.run(&next, frameRate: 25)
+        chain.shutDown()
         XCTAssertEqual(log.all, ["create marker1", "create marker2", "destroy marker1", "destroy marker2"])
         XCTAssertEqual(events.names, ["filterCreated", "filterCreated", "filterDestroyed", "filterDestroyed"])
     }
 
     func testAThrowingFilterIsRemovedReportedAndDestroyed() throws {
         let log = Log()
-        let chain = FilterChain()
         let events = Events()
-        var runner = FilterChain.Runner(chain: chain) { e in events.list.withLock { $0.append(e) } }
+        var chain = FilterChain { e in events.list.withLock { $0.append(e) } }
         let failing = Marker(9, log: log, failOn: 2), after = Marker(3, log: log)
-        chain.add(failing)
-        chain.add(after)
+        chain.set([failing, after])
         for _ in 0..<3 {
             var frame = try VideoFrame(width: 16, height: 16)
-            runner.run(&frame, frameRate: 25)
+            chain.run(&frame, frameRate: 25)
             frame.withPlane(0) { XCTAssertEqual($0[0], 3, "the filters after it still run") }
         }
+        XCTAssertEqual(chain.filters.count, 1)
+        // A list the app sent before it heard of the failure does not bring it back.
+        chain.set([failing, after])
+        var late = try VideoFrame(width: 16, height: 16)
+        chain.run(&late, frameRate: 25)
         XCTAssertEqual(chain.filters.count, 1)
         XCTAssertEqual(log.all, ["create marker9", "create marker3", "destroy marker9"])
         let failure = events.list.withLock { $0 }.compactMap { if case .filterFailed(let n, let e) = $0 { (n, e) } else { nil } }
@@ -133,13 +133,11 @@ final class FilterChainTests: XCTestCase {
     }
 
     func testAReplacementFrameIsUsedWithTheInputsTimestamp() throws {
-        let chain = FilterChain()
-        var runner = FilterChain.Runner(chain: chain) { _ in }
-        chain.add(Declines())
-        chain.add(Replacer())
+        var chain = FilterChain { _ in }
+        chain.set([Declines(), Replacer()])
         let input = try VideoFrame(width: 16, height: 16, timestamp: 123_000)
         var frame = input
-        runner.run(&frame, frameRate: 25)
+        chain.run(&frame, frameRate: 25)
         frame.withPlane(0) { XCTAssertEqual($0[0], 77) }
         XCTAssertEqual(frame.timestamp, 123_000, "the pipeline keeps the timeline")
         input.withPlane(0) { XCTAssertEqual($0[0], 16, "the input was not written") }
@@ -147,13 +145,12 @@ final class FilterChainTests: XCTestCase {
 
     func testFormatChangeRecreatesFilters() throws {
         let log = Log()
-        let chain = FilterChain()
-        var runner = FilterChain.Runner(chain: chain) { _ in }
-        chain.add(Marker(1, log: log))
+        var chain = FilterChain { _ in }
+        chain.set([Marker(1, log: log)])
         var small = try VideoFrame(width: 16, height: 16)
-        runner.run(&small, frameRate: 25)
+        chain.run(&small, frameRate: 25)
         var large = try VideoFrame(width: 32, height: 16)
-        runner.run(&large, frameRate: 25)
+        chain.run(&large, frameRate: 25)
         XCTAssertEqual(log.all, ["create marker1", "destroy marker1", "create marker1"])
     }
 }

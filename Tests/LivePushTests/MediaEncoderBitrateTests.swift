@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Adaptive bitrate reaches the real encoder: after the steps down, libx264's frames shrink.
-/// (The push sends each decision to its producer as `SessionCommand.setBitrate`.)
+/// (The push's producer hands each decision to the input on air.)
 final class MediaEncoderBitrateTests: XCTestCase {
     func testSteppingDownShrinksTheEncodedFrames() throws {
         try XCTSkipUnless(MediaTestFiles.toolsAvailable, "ffmpeg/ffprobe not installed")
@@ -17,8 +17,8 @@ final class MediaEncoderBitrateTests: XCTestCase {
         options.encodeVideo = true
         options.videoBitrateKbps = 1600
         options.minVideoBitrateKbps = 200
-        let hooks = PipelineHooks()
-        let source = try MediaSourceFactory.open(path: path, options: options, hooks: hooks)
+        let stages = FrameStages()
+        let source = try MediaSourceFactory.open(path: path, options: options, stages: stages)
 
         func nextVideoBytes(_ frames: Int) throws -> Int {
             var bytes = 0, seen = 0
@@ -35,12 +35,12 @@ final class MediaEncoderBitrateTests: XCTestCase {
         let before = try nextVideoBytes(40)
         // Poor network: 1600 → 1120 → 784 → 549 → 384 → 269 → 200 kbit/s.
         var steps: [Int] = []
-        if let change = hooks.adaptBitrate(.poor, now: 0) { steps.append(change.to) }
+        if let rate = stages.adaptBitrate(isPoor: true, now: 0) { steps.append(rate) }
         for second in 1...10 {
-            if let change = hooks.adaptBitrate(.unchanged, now: Int64(second) * 2_000_000) { steps.append(change.to) }
+            if let rate = stages.adaptBitrate(isPoor: nil, now: Int64(second) * 2_000_000) { steps.append(rate) }
         }
         XCTAssertEqual(steps, [1_120_000, 784_000, 549_000, 384_000, 269_000, 200_000])
-        // What the push's producer does with each decision (SessionCommand.setBitrate).
+        // What the push's producer does with each decision.
         source.setVideoBitrate(steps.last!)
         _ = try nextVideoBytes(25)  // the VBV buffer drains to the new rate
         let after = try nextVideoBytes(40)

@@ -1,10 +1,11 @@
 import Synchronization
 
 /// Mixes background music and sound effects into a push's audio, with the BGM and source
-/// ("capture") volumes and the source mute. One per ``LivePusher`` (in ``PipelineHooks``), so
-/// music started before `start` begins with the push, and it outlives pushes.
+/// ("capture") volumes and the source mute. One per ``LivePusher``, so music started before
+/// `start` begins with the push, and it outlives pushes.
 ///
-/// Threads: the app calls the controls from any thread (they only change the state below);
+/// Threads: every change arrives as a ``MixerCommand`` (``apply(_:)``), from any thread, and
+/// changes only the state below, under its lock;
 /// each source decodes on a thread of its own (``AudioStreamPlayer``); the push's pipeline
 /// thread calls ``process(_:)`` once per AAC frame (1024 samples) on the way to the encoder, so
 /// mixing happens when audio is produced and the BGM's position is what was actually pushed.
@@ -83,9 +84,26 @@ final class AudioMixer: Sendable {
     /// Whether music or effects are playing: a push that starts now must mix.
     var hasSources: Bool { state.withLock { $0.bgm != nil || !$0.effects.isEmpty } }
 
-    // MARK: - BGM controls
+    // MARK: - Commands
 
-    func startBGM(source: String, loop: Bool, timeout: Duration) {
+    func apply(_ command: MixerCommand) throws(LivePushError) {
+        switch command {
+        case .startBGM(let source, let loop, let timeout): startBGM(source: source, loop: loop, timeout: timeout)
+        case .stopBGM: stopBGM()
+        case .setBGMPaused(let paused): try setBGMPaused(paused)
+        case .setBGMVolume(let volume): state.withLock { $0.bgmVolume = Self.clamp(volume) }
+        case .setSourceVolume(let volume): state.withLock { $0.sourceVolume = Self.clamp(volume) }
+        case .setSourceMuted(let muted): state.withLock { $0.sourceMuted = muted }
+        case .playEffect(let id, let source, let volume, let loop, let timeout):
+            playEffect(id: id, source: source, volume: volume, loop: loop, timeout: timeout)
+        case .stopEffect(let id): state.withLock { $0.effects.removeValue(forKey: id) }?.player.stop()
+        case .stopAllEffects: stopAllEffects()
+        }
+    }
+
+    // MARK: - BGM
+
+    private func startBGM(source: String, loop: Bool, timeout: Duration) {
         let (old, player) = state.withLock { s -> (AudioStreamPlayer?, AudioStreamPlayer) in
             s.nextID += 1
             let id = s.nextID
@@ -103,7 +121,7 @@ final class AudioMixer: Sendable {
         player.start(format: state.withLock { $0.format })
     }
 
-    func stopBGM() {
+    private func stopBGM() {
         guard let old = state.withLock({ s -> AudioStreamPlayer? in
             defer { s.bgm = nil }
             return s.bgm?.player
@@ -112,7 +130,7 @@ final class AudioMixer: Sendable {
         report([.bgmStopped])
     }
 
-    func setBGMPaused(_ paused: Bool) throws(LivePushError) {
+    private func setBGMPaused(_ paused: Bool) throws(LivePushError) {
         try state.withLock { (s: inout State) throws(LivePushError) in
             guard s.bgm != nil else { throw LivePushError(.invalidState, "no background music is playing") }
             guard s.bgm!.paused != paused else {
@@ -141,26 +159,15 @@ final class AudioMixer: Sendable {
 
     // MARK: - Volumes
 
-    var bgmVolume: Int {
-        get { state.withLock { $0.bgmVolume } }
-        set { state.withLock { $0.bgmVolume = Self.clamp(newValue) } }
-    }
-
-    var sourceVolume: Int {
-        get { state.withLock { $0.sourceVolume } }
-        set { state.withLock { $0.sourceVolume = Self.clamp(newValue) } }
-    }
-
-    var isSourceMuted: Bool {
-        get { state.withLock { $0.sourceMuted } }
-        set { state.withLock { $0.sourceMuted = newValue } }
-    }
+    var bgmVolume: Int { state.withLock { $0.bgmVolume } }
+    var sourceVolume: Int { state.withLock { $0.sourceVolume } }
+    var isSourceMuted: Bool { state.withLock { $0.sourceMuted } }
 
     static func clamp(_ volume: Int) -> Int { min(100, max(0, volume)) }
 
     // MARK: - Effects
 
-    func playEffect(id: Int, source: String, volume: Int, loop: Bool, timeout: Duration) {
+    private func playEffect(id: Int, source: String, volume: Int, loop: Bool, timeout: Duration) {
         let player = AudioStreamPlayer(source: source, loop: loop, timeout: timeout) { [weak self] notice in
             self?.effectNotice(id: id, notice)
         }
@@ -173,11 +180,7 @@ final class AudioMixer: Sendable {
         player.start(format: format)
     }
 
-    func stopEffect(id: Int) {
-        state.withLock { $0.effects.removeValue(forKey: id) }?.player.stop()
-    }
-
-    func stopAllEffects() {
+    private func stopAllEffects() {
         for effect in state.withLock({ s -> [Effect] in
             defer { s.effects = [:] }
             return Array(s.effects.values)

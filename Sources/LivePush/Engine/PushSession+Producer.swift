@@ -110,7 +110,10 @@ extension PushSession {
     /// ``PacingScheduler``) waits.
     func step(_ air: inout OnAir) -> Step {
         do {
-            guard try applyCommands(&air) else { return .finished }
+            guard try applyCommands(&air) else {
+                stages.shutDown()
+                return .finished
+            }
             if let pending = air.pending {
                 // The driver wakes the senders once it is done stepping (``wakeSenders()``).
                 if let wait = pendingWait(for: pending.packet, &air) { return .wait(wait) }
@@ -127,12 +130,14 @@ extension PushSession {
                 deliverCues(dueBy: air.clock.end, &air)
                 try renditions?.finish(send: push)
                 lock.withLock { loopsCompleted = air.pass }
+                stages.shutDown()
                 for output in outputs { output.finishSource() }
                 return .finished
             }
             return air.pending == nil ? .wait(.milliseconds(10)) : .again
         } catch {
             fail(error)
+            stages.shutDown()
             return .finished
         }
     }
@@ -307,8 +312,12 @@ extension PushSession {
                 air.switchTo(main, fromStart: false)
             case .skip:
                 air.skipping = sequence != nil && air.suspended == nil
-            case .setBitrate(let bitrate):
-                (air.suspended ?? air.input).setVideoBitrate(bitrate)
+            case .networkChanged(let isPoor):
+                adaptBitrate(isPoor: isPoor, now: now, &air)
+            case .setFilters(let filters):
+                stages.setFilters(filters)
+            case .setDetector(let detector):
+                stages.setDetector(detector)
             case .startBlackout(let duration):
                 openBlackout(for: duration, &air)
             case .endBlackout:
@@ -318,7 +327,15 @@ extension PushSession {
             }
         }
         renditions?.tick(now: now)
+        adaptBitrate(isPoor: nil, now: now, &air)
         return true
+    }
+
+    /// Adaptive bitrate keeps stepping while the network stays poor (or recovered); the
+    /// encoder of the input on air (the main one under a slate) takes it at its next frame.
+    private func adaptBitrate(isPoor: Bool?, now: Int64, _ air: inout OnAir) {
+        guard let bitrate = stages.adaptBitrate(isPoor: isPoor, now: now) else { return }
+        (air.suspended ?? air.input).setVideoBitrate(bitrate)
     }
 
     /// Packets an input may produce while its audio catches up with its pictures at a switch.

@@ -31,6 +31,10 @@ final class PushSession: @unchecked Sendable {
     let breaks: BreakSetup?
     /// The outputs' own renditions, after the clock; nil: every output takes the push's video.
     let renditions: RenditionStage?
+    /// The raw-frame stages of the push's inputs: the producer's alone (changed by commands).
+    let stages: FrameStages
+    /// What they measured, for snapshots from any thread.
+    let stageFigures: StageFigures
     let lock = ConditionLock()
     /// Outputs report from their own threads; folding a signal and passing on what it means
     /// happen under this lock, so the pusher hears the push's changes in the order they happened.
@@ -52,11 +56,13 @@ final class PushSession: @unchecked Sendable {
     var interruptSource: (() -> Void)?
     private var startedAt: Int64 = 0
 
-    init(config: PushConfig, urls: [PushURL], info: StreamInfo, recorder: FLVRecorder? = nil,
+    init(config: PushConfig, urls: [PushURL], info: StreamInfo, stages: UncheckedTransfer<FrameStages>, recorder: FLVRecorder? = nil,
          slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
          breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
         self.renditions = renditions
+        self.stages = stages.value
+        stageFigures = stages.value.figures
         self.info = info
         self.recorder = recorder
         self.slate = slate
@@ -145,6 +151,7 @@ final class PushSession: @unchecked Sendable {
         if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
+        stats.pipeline = stageFigures.stats
         return stats
     }
 
@@ -168,6 +175,11 @@ final class PushSession: @unchecked Sendable {
             for event in decision.forward {
                 if case .connectFailed = event { stopProducer() }
                 signal(.push(event))
+                // The push's network as a whole moves its encoder's adaptive bitrate; sent after
+                // the event, so that `networkPoor` is heard before the change it causes.
+                if case .network(let change) = event {
+                    lock.withLock { commands.append(.networkChanged(isPoor: change == .poor)) }
+                }
             }
         }
         wakeProducer()  // it may wait for the first output to publish

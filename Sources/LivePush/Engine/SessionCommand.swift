@@ -11,8 +11,12 @@ enum SessionCommand: Sendable {
     case leaveSlate
     /// End the entry on air now and go on with the next (playout).
     case skip
-    /// The video encoder's bitrate from its next frame, bit/s (adaptive bitrate).
-    case setBitrate(Int)
+    /// The push's network became poor or recovered: the input encoder's adaptive bitrate.
+    case networkChanged(isPoor: Bool)
+    /// The video filters from the next frame on, in order (``FilterChain``).
+    case setFilters([any VideoFilter])
+    /// The detector that sees the frames beside the filters; nil: none.
+    case setDetector((any FrameDetector)?)
     /// A blackout from the main input's next picture, for `duration` or until ``endBlackout``.
     case startBlackout(duration: Duration?)
     /// The break or blackout on air ends (on the main input's next keyframe).

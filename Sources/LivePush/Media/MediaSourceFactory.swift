@@ -12,10 +12,10 @@ import CFFmpeg
 /// first audio stream are used.
 public enum MediaSourceFactory {
     public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaSource {
-        try open(path: path, options: options, hooks: PipelineHooks())
+        try open(path: path, options: options, stages: FrameStages())
     }
 
-    static func open(path: String, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) -> any MediaSource {
+    static func open(path: String, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) -> any MediaSource {
         let demuxer = try FFDemuxer(path: path)
         if let start = options.startTime, start > 0, !demuxer.seek(toMicros: start) {
             throw LivePushError(.mediaReadFailed, "\(path): cannot seek to \(Double(start) / 1_000_000) s")
@@ -30,21 +30,21 @@ public enum MediaSourceFactory {
             if stream.isH264 && !options.needsVideoEncoding {
                 video = VideoCopyProcessor(stream: stream)
             } else {
-                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, hooks: hooks)
+                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, stages: stages)
             }
         }
         var audio: (any AudioPacketProcessor)?
         // Mixing mode (BGM or effects playing at start, or `audioMixing`): the audio is encoded,
         // and a video-only source gets a generated track for the music to play on.
-        let mixing = options.audioMixing || hooks.audio.hasSources
+        let mixing = options.audioMixing || stages.mixer.hasSources
         if let stream = audioStream {
             if stream.isAAC && !options.needsAudioEncoding && !mixing {
                 audio = AudioCopyProcessor(stream: stream)
             } else {
-                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, mixer: hooks.audio)
+                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, mixer: stages.mixer)
             }
         } else if mixing && video != nil {
-            audio = try GeneratedAudioProcessor(options: options, mixer: hooks.audio)
+            audio = try GeneratedAudioProcessor(options: options, mixer: stages.mixer)
         }
         return try FileMediaSource(demuxer: demuxer, video: video, audio: audio)
     }

@@ -13,18 +13,18 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     let kind = MediaPacket.Kind.video
     private let stream: DemuxedStream
     private let options: MediaSourceOptions
-    private let hooks: PipelineHooks
+    /// The push's raw-frame stages (detector, filters, adaptive bitrate), run on its producer.
+    private let stages: FrameStages
     private let decoder: FFDecoder
     private let settings: VideoEncoderSettings
     private var encoder: H264Encoder
-    private var filters: FilterChain.Runner
     private var monitor: PerformanceMonitor
     /// Converts decoded pictures filters cannot take (e.g. YUV444, RGB) to I420, source size.
     private var converter: FrameScaler?
     /// Scales to the output size.
     private let scaler: FrameScaler
-    /// Identifies this push's encoder to the hooks (see ``PipelineHooks/encoderStopped(_:)``).
-    private var encoderToken = 0
+    /// Adaptive bitrate follows this encoder from its first frame on air.
+    private var announcedToStages = false
 
     /// Last decoded timestamp (µs, source timeline).
     private var lastDecoded: Int64?
@@ -38,26 +38,20 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     private var encoderDrained = false
     private var framesThisCall = 0
 
-    init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, hooks: PipelineHooks) throws(LivePushError) {
+    init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) {
         guard let parameters = demuxer.codecParameters(of: stream.index) else {
             throw LivePushError(.noUsableStream, "video stream \(stream.index)")
         }
         self.stream = stream
         self.options = options
-        self.hooks = hooks
+        self.stages = stages
         streamIndex = stream.index
         decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase)
         settings = try VideoEncoderSettings(stream: stream, options: options)
         encoder = try H264Encoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
-        filters = FilterChain.Runner(chain: hooks.filters) { [hooks] in hooks.report($0) }
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
-        encoderToken = hooks.encoderStarted(settings, adaptive: options.adaptiveBitrate)
-    }
-
-    deinit {
-        filters.shutDown()
-        hooks.encoderStopped(encoderToken)
+        stages.figures.videoEncoderOpened()
     }
 
     var isConfigured: Bool { true }
@@ -82,7 +76,6 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         while try decoder.receive() { try handle(decoder.frame, into: &out) }
         measure(since: started)
         try encoder.finish(into: &out)
-        filters.shutDown()
     }
 
     func reset() throws(LivePushError) {
@@ -125,8 +118,11 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         let times = outputTimes(for: time)
         guard !times.isEmpty else { return }
         guard var frame = try filterable(decoded, at: time) else { return }
-        hooks.detector?.offer(frame)
-        filters.run(&frame, frameRate: settings.frameRate)
+        if !announcedToStages {
+            announcedToStages = true
+            stages.videoEncoderStarted(settings, adaptive: options.adaptiveBitrate)
+        }
+        stages.process(&frame, frameRate: settings.frameRate)
         for t in times {
             let asked = keyframeAt.map { t >= $0 } ?? false
             if asked { keyframeAt = nil }
@@ -185,15 +181,15 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         guard framesThisCall > 0 else { return }
         let frames = framesThisCall
         let slow = monitor.record(frames: frames, busy: monotonicMicroseconds() - started)
-        let filtered = !hooks.filters.isEmpty
-        hooks.update {
+        let filtered = !stages.filters.isEmpty
+        stages.figures.update {
             $0.encoderCapacityFPS = monitor.capacityFPS
             if filtered { $0.filteredFrames += frames }
             if slow { $0.lowPerformanceEpisodes += 1 }
         }
         if slow {
             let detail = "the pipeline manages \(Int(monitor.capacityFPS)) of \(Int(settings.frameRate.rounded())) fps"
-            hooks.report(.sdkError(LivePushError(.lowPerformance, detail)))
+            stages.reportEvent(.sdkError(LivePushError(.lowPerformance, detail)))
         }
     }
 }

@@ -30,7 +30,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
     private let position: Mutex<Int64>
 
     init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
-         hooks: PipelineHooks) throws(LivePushError) {
+         stages: FrameStages) throws(LivePushError) {
         inPoint = Int64((inSeconds * 1_000_000).rounded())
         outPoint = Int64((outSeconds * 1_000_000).rounded())
         var options = options
@@ -39,7 +39,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
             options.forceTranscode = true
             options.audioMixing = true
         }
-        source = try MediaSourceFactory.open(path: path, options: options, hooks: hooks)
+        source = try MediaSourceFactory.open(path: path, options: options, stages: stages)
         self.copy = copy
         position = Mutex(inPoint)
         done = (source.info.video == nil, source.info.audio == nil)

@@ -29,19 +29,19 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     private let state: Mutex<State>
     private let options: PlayoutOptions
-    private let hooks: PipelineHooks
+    private let stages: FrameStages
     private let report: @Sendable (PlayoutEvent) -> Void
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
     /// Ends the entry on air now (set by the pusher: a ``SessionCommand/skip``).
     var requestSkip: @Sendable () -> Void = {}
 
-    init(schedule: PlayoutSchedule, options: PlayoutOptions, hooks: PipelineHooks, cuePreroll: Duration = .seconds(4),
+    init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
          report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
         state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
-        self.hooks = hooks
+        self.stages = stages
         self.report = report
     }
 
@@ -95,7 +95,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     private func open(_ entry: PlayoutEntry) -> Result<ClipInput, LivePushError> {
         do throws(LivePushError) {
             let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions,
-                                      copy: options.copy, hooks: hooks)
+                                      copy: options.copy, stages: stages)
             guard input.info.video != nil else { throw LivePushError(.noUsableStream, "\(entry.source): no video track") }
             return .success(input)
         } catch {
@@ -170,7 +170,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
                                                                           frameRate: options.frameRate),
                                   audio: .init(sampleRate: options.sampleRate, channels: 2),
-                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: mediaOptions, mixer: hooks.audio,
+                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: mediaOptions, mixer: stages.mixer,
                                   blackWithoutImage: true)
         } catch {
             return nil

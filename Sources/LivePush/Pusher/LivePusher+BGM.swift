@@ -18,43 +18,43 @@ extension LivePusher {
     /// Opening happens in the background: watch `bgmStarted` / `bgmOpenFailed`.
     public func startBGM(source: String, loop: Bool = false) throws(LivePushError) {
         try checkCanMix("background music")
-        hooks.audio.startBGM(source: source, loop: loop, timeout: config.bgmDownloadTimeout)
+        try mixer.apply(.startBGM(source: source, loop: loop, timeout: config.bgmDownloadTimeout))
     }
 
     /// Stops the music (`bgmStopped`); nothing happens when none plays.
     public func stopBGM() {
-        hooks.audio.stopBGM()
+        try? mixer.apply(.stopBGM)
     }
 
     /// Pauses the music where it is (`bgmPaused`). Throws `invalidState` when no music plays or
     /// it is already paused.
     public func pauseBGM() throws(LivePushError) {
-        try hooks.audio.setBGMPaused(true)
+        try mixer.apply(.setBGMPaused(true))
     }
 
     /// Continues paused music (`bgmResumed`). Throws `invalidState` when it is not paused.
     public func resumeBGM() throws(LivePushError) {
-        try hooks.audio.setBGMPaused(false)
+        try mixer.apply(.setBGMPaused(false))
     }
 
     /// Volume of the background music, 0 (silent) to 100 (as recorded); 50 by default. Values
     /// outside the range are clamped. Takes effect at the next audio frame.
     public var bgmVolume: Int {
-        get { hooks.audio.bgmVolume }
-        set { hooks.audio.bgmVolume = newValue }
+        get { mixer.bgmVolume }
+        set { try? mixer.apply(.setBGMVolume(newValue)) }
     }
 
     /// Volume of the source's own audio ("capture volume"), 0 to 100 (as recorded, the default).
     /// Only a push in mixing mode can change it; a stream-copied track is sent as it is.
     public var sourceVolume: Int {
-        get { hooks.audio.sourceVolume }
-        set { hooks.audio.sourceVolume = newValue }
+        get { mixer.sourceVolume }
+        set { try? mixer.apply(.setSourceVolume(newValue)) }
     }
 
     /// Silences the source's own audio; music and effects still play (mixing mode only).
     public var isSourceMuted: Bool {
-        get { hooks.audio.isSourceMuted }
-        set { hooks.audio.isSourceMuted = newValue }
+        get { mixer.isSourceMuted }
+        set { try? mixer.apply(.setSourceMuted(newValue)) }
     }
 
     /// Plays a short clip (a local file or an http(s) URL) over the music and the source, with
@@ -76,7 +76,7 @@ extension LivePusher {
                 throw LivePushError(.bgmOpenFailed, "audio effect \(id): \(source): no such file")
             }
         }
-        hooks.audio.playEffect(id: id, source: source, volume: volume, loop: loop, timeout: config.bgmDownloadTimeout)
+        try mixer.apply(.playEffect(id: id, source: source, volume: volume, loop: loop, timeout: config.bgmDownloadTimeout))
     }
 
     /// Effects that can play at once (each has a decoding thread and a ~2 s buffer).
@@ -84,21 +84,21 @@ extension LivePusher {
 
     /// Stops one effect; nothing happens when it is not playing.
     public func stopAudioEffect(id: Int) {
-        hooks.audio.stopEffect(id: id)
+        try? mixer.apply(.stopEffect(id: id))
     }
 
     public func stopAllAudioEffects() {
-        hooks.audio.stopAllEffects()
+        try? mixer.apply(.stopAllEffects)
     }
 
     /// The ids of the effects playing now.
-    public var playingAudioEffects: [Int] { hooks.audio.playingEffects }
+    public var playingAudioEffects: [Int] { mixer.playingEffects }
 
     /// Mixing needs an encoded audio track: refuse on a push that copies its audio.
     private func checkCanMix(_ what: String) throws(LivePushError) {
         switch state {
         case .connecting, .pushing, .paused, .reconnecting, .stopping:
-            guard hooks.audio.isAttached else {
+            guard mixer.isAttached else {
                 throw LivePushError(.invalidState, "this push copies its audio, so \(what) cannot be mixed in; "
                     + "start the music before the push, or set config.media.audioMixing = true")
             }

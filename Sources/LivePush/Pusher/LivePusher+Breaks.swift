@@ -23,17 +23,17 @@ extension LivePusher {
 
     /// What the push of `path` needs to play its breaks. The alternate content is opened once
     /// here, so that a missing or unreadable one fails the start rather than the first break.
-    func makeBreakSetup(for info: StreamInfo, path: String?, blackouts: [BlackoutWindow] = []) throws(LivePushError) -> BreakSetup {
+    func makeBreakSetup(for info: StreamInfo, path: String?, stages: FrameStages,
+                        blackouts: [BlackoutWindow] = []) throws(LivePushError) -> BreakSetup {
         var options = config.breaks
         options.blackouts += blackouts
         if options.fallback == .alternate && options.alternate == nil {
             throw LivePushError(.breakSetupInvalid, "the fallback is the alternate content, but no alternate content is given")
         }
-        let fillOptions = breakFillOptions(for: info)
-        let hooks = hooks
+        let fillOptions = breakFillOptions(for: info, encodesVideo: stages.figures.encodesVideo)
         if let alternate = options.alternate {
             do {
-                _ = try MediaSourceFactory.open(path: alternate, options: fillOptions, hooks: hooks)
+                _ = try MediaSourceFactory.open(path: alternate, options: fillOptions, stages: FrameStages())
             } catch {
                 throw LivePushError(.breakSetupInvalid, "alternate content \(alternate): \(error.message)")
             }
@@ -46,16 +46,16 @@ extension LivePusher {
         return BreakSetup(director: director, open: { fill throws(LivePushError) in
             switch fill {
             case .ad(let clip):
-                return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, hooks: hooks)
+                return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, stages: stages)
             case .alternate:
                 // As a clip from its start: cut like a playout entry (its sound from its first
                 // picture on), so the splice into it leaves no hole in the pictures.
-                return try ClipInput(path: options.alternate ?? "", in: 0, out: Self.wholeFile, options: fillOptions, copy: copy, hooks: hooks)
+                return try ClipInput(path: options.alternate ?? "", in: 0, out: Self.wholeFile, options: fillOptions, copy: copy, stages: stages)
             case .slate, .main:
                 let video = info.video.map { FrameInput.VideoFormat(width: $0.width, height: $0.height, frameRate: $0.frameRate > 0 ? $0.frameRate : 25) }
                     ?? FrameInput.VideoFormat(width: 320, height: 240, frameRate: 25)
                 return try StillInput(image: nil, video: video, audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
-                                      duration: nil, options: fillOptions, mixer: hooks.audio, blackWithoutImage: true)
+                                      duration: nil, options: fillOptions, mixer: stages.mixer, blackWithoutImage: true)
             }
         }, report: { [weak self] error in self?.report(error) })
     }
@@ -65,9 +65,9 @@ extension LivePusher {
 
     /// Fills are made like the main input: encoded at its size, rate and sample rate when it is
     /// encoded, else copied where they can be (a new sequence header marks a different format).
-    private func breakFillOptions(for info: StreamInfo) -> MediaSourceOptions {
+    private func breakFillOptions(for info: StreamInfo, encodesVideo: Bool) -> MediaSourceOptions {
         var options = mediaOptions
-        if hooks.isEncodingVideo, let video = info.video {
+        if encodesVideo, let video = info.video {
             options.forceTranscode = true
             options.outputSize = VideoSize(width: video.width, height: video.height)
             if video.frameRate > 0 { options.frameRate = video.frameRate }

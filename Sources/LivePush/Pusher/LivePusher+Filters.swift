@@ -8,34 +8,52 @@ extension LivePusher {
     /// stream-copies its video this throws `invalidState`: start with a filter, or set
     /// `config.media.encodeVideo`.
     public func addFilter(_ filter: any VideoFilter) throws(LivePushError) {
-        if isPushing && !hooks.isEncodingVideo {
+        if isPushing, let running = session.withLock({ $0 }), !running.stageFigures.encodesVideo {
             throw LivePushError(.invalidState, "this push copies its video; filters need config.media.encodeVideo = true")
         }
-        hooks.filters.add(filter)
+        changeStages { settings in
+            if !settings.filters.contains(where: { $0 === filter }) { settings.filters.append(filter) }
+        }
     }
 
     /// Removes a filter; it is destroyed after the frame it may be processing.
     public func removeFilter(_ filter: any VideoFilter) {
-        hooks.filters.remove(filter)
+        changeStages { $0.filters.removeAll { $0 === filter } }
     }
 
     public func removeAllFilters() {
-        hooks.filters.removeAll()
+        changeStages { $0.filters.removeAll() }
     }
 
     /// The filters in the order they run.
-    public var filters: [any VideoFilter] { hooks.filters.filters }
+    public var filters: [any VideoFilter] { stageSettings.withLock { $0.filters } }
 
     /// Sets (or, with nil, removes) the detector that receives read-only frames beside the filters.
     public func setDetector(_ detector: (any FrameDetector)?) {
-        hooks.setDetector(detector)
+        changeStages { $0.detector = detector }
+    }
+
+    /// Changes what the app set up and sends the result to the running push, in one lock: the
+    /// push applies the changes in the order they were made.
+    private func changeStages(_ change: (inout StageSettings) -> Void) {
+        stageSettings.withLock { settings in
+            let before = settings
+            change(&settings)
+            guard let running = session.withLock({ $0 }) else { return }
+            if settings.filters.map(ObjectIdentifier.init) != before.filters.map(ObjectIdentifier.init) {
+                running.send(.setFilters(settings.filters))
+            }
+            if settings.detector.map(ObjectIdentifier.init) != before.detector.map(ObjectIdentifier.init) {
+                running.send(.setDetector(settings.detector))
+            }
+        }
     }
 
     /// How the next push opens its file: the app's options, plus encoding when filters, a
     /// detector or a pause image need decoded frames.
     var mediaOptions: MediaSourceOptions {
         var options = config.media
-        if !hooks.filters.isEmpty || hooks.detector != nil { options.encodeVideo = true }
+        if stageSettings.withLock({ $0.needsFrames }) { options.encodeVideo = true }
         options.pauseImage = config.pauseImage
         return options
     }
@@ -44,12 +62,12 @@ extension LivePusher {
     /// push's size, with silence (and the BGM) at its audio format. Nil (pause sends nothing)
     /// without an image or when the push copies its video: a copied stream could only come
     /// back at its next keyframe.
-    func makeSlate(for info: StreamInfo) throws(LivePushError) -> StillInput? {
-        guard let path = config.pauseImage, let video = info.video, hooks.isEncodingVideo else { return nil }
+    func makeSlate(for info: StreamInfo, encodesVideo: Bool) throws(LivePushError) -> StillInput? {
+        guard let path = config.pauseImage, let video = info.video, encodesVideo else { return nil }
         return try StillInput(image: path, video: .init(width: video.width, height: video.height,
                                                         frameRate: config.pauseImageFrameRate),
                               audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
-                              duration: nil, options: mediaOptions, mixer: hooks.audio)
+                              duration: nil, options: mediaOptions, mixer: mixer)
     }
 
     var isPushing: Bool {

@@ -10,7 +10,8 @@ extension LivePusher {
                       urls: [String]) throws(LivePushError) -> PlayoutControl {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
-        let program = try PlayoutProgram(schedule: schedule, options: options, hooks: hooks,
+        let stages = makeStages()
+        let program = try PlayoutProgram(schedule: schedule, options: options, stages: stages,
                                          cuePreroll: config.cuePreroll) { [weak self] event in
             self?.emit(.playout(event))
         }
@@ -18,8 +19,8 @@ extension LivePusher {
         guard let first = program.nextInput() else {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }
-        let breaks = try makeBreakSetup(for: first.info, path: nil, blackouts: schedule.blackouts)
-        try start(source: UncheckedTransfer(value: first), urls: pushURLs, sequence: program, breaks: breaks)
+        let breaks = try makeBreakSetup(for: first.info, path: nil, stages: stages, blackouts: schedule.blackouts)
+        try start(source: UncheckedTransfer(value: first), stages: stages, urls: pushURLs, sequence: program, breaks: breaks)
         return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
             guard let self else { throw LivePushError(.invalidState, "the channel has ended") }
             switch command {

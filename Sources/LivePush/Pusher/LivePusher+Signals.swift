@@ -37,10 +37,8 @@ extension LivePusher {
             emit(.sdkError(cause))
         case .network(.poor):
             emit(.networkPoor)
-            adaptBitrate(.poor)
         case .network(.recovered):
             emit(.networkRecovered)
-            adaptBitrate(.recovered)
         case .connectFailed(let error):
             emit(.connectFailed(error))
             fail(error)

@@ -21,15 +21,20 @@ public final class LivePusher: Sendable {
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
-    /// Filters, detector, bitrate and pause image: shared with the media pipeline, kept across pushes.
-    let hooks = PipelineHooks()
+    /// Filters and the detector the app set up: each push starts with them, and changes reach
+    /// the running push as commands (``FrameStages``). Changed and sent under this lock, so a
+    /// push receives them in the order they were made.
+    let stageSettings = Mutex(StageSettings())
+    /// Background music, effects and volumes; it outlives pushes (music started before `start`
+    /// begins with it).
+    let mixer = AudioMixer()
     /// The opportunity and content resolvers the next push consults (SCTE-35 by default).
     public let resolvers = ResolverRegistry()
 
     public init(config: PushConfig = PushConfig()) {
         self.config = config
         authWatcher = Mutex(AuthExpiryWatcher(configuration: config.auth))
-        hooks.setReporter { [weak self] event in self?.emit(event) }
+        mixer.setReporter { [weak self] event in self?.emit(event) }
     }
 
     deinit {
@@ -98,9 +103,10 @@ public final class LivePusher: Sendable {
         }
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
-        let source = try MediaSourceFactory.open(path: path, options: mediaOptions, hooks: hooks)
-        let breaks = try makeBreakSetup(for: source.info, path: path)
-        try start(source: UncheckedTransfer(value: source), urls: pushURLs, breaks: breaks)
+        let stages = makeStages()
+        let source = try MediaSourceFactory.open(path: path, options: mediaOptions, stages: stages)
+        let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
+        try start(source: UncheckedTransfer(value: source), stages: stages, urls: pushURLs, breaks: breaks)
     }
 
     /// Starts pushing from any ``MediaSource``. The pusher takes the source over: do not use
@@ -112,7 +118,7 @@ public final class LivePusher: Sendable {
     /// Simulcast from any ``MediaSource`` (see ``start(file:urls:)``).
     public func start(source: any MediaSource, urls: [String]) throws(LivePushError) {
         try checkCanStart()
-        try start(source: UncheckedTransfer(value: source), urls: Self.parse(urls))
+        try start(source: UncheckedTransfer(value: source), stages: makeStages(), urls: Self.parse(urls))
     }
 
     static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
@@ -122,16 +128,21 @@ public final class LivePusher: Sendable {
         return parsed
     }
 
-    /// Throws unless a push may start now; then clears the pipeline's figures of the last push
-    /// (before the source opens: its encoder records its first bitrate there).
+    /// Throws unless a push may start now.
     func checkCanStart() throws(LivePushError) {
         var probe = machine.withLock { $0 }
         try probe.apply(.start)
-        hooks.resetStats()
     }
 
-    func start(source: UncheckedTransfer<any MediaSource>, urls: [PushURL], sequence: (any InputSequence)? = nil,
-               breaks: BreakSetup? = nil) throws(LivePushError) {
+    /// The next push's raw-frame stages, set up as the app asked. A filter that fails leaves
+    /// the app's list too.
+    func makeStages() -> FrameStages {
+        FrameStages(settings: stageSettings.withLock { $0 }, mixer: mixer, report: { [weak self] in self?.emit($0) },
+                    dropped: { [weak self] failed in self?.stageSettings.withLock { $0.filters.removeAll { ObjectIdentifier($0) == failed } } })
+    }
+
+    func start(source: UncheckedTransfer<any MediaSource>, stages: FrameStages, urls: [PushURL],
+               sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
@@ -142,14 +153,15 @@ public final class LivePusher: Sendable {
         let slate: UncheckedTransfer<any MediaSource>?
         let renditions: RenditionStage?
         do {
-            slate = try makeSlate(for: info).map { UncheckedTransfer(value: $0) }
+            slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo).map { UncheckedTransfer(value: $0) }
             renditions = try makeRenditions(for: info, outputCount: urls.count)
         } catch {
             recorder?.finish()
             throw error
         }
-        let newSession = PushSession(config: config, urls: urls, info: info, recorder: recorder, slate: slate,
-                                     sequence: sequence, breaks: breaks, renditions: renditions) { [weak self] signal in
+        let newSession = PushSession(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
+                                     recorder: recorder, slate: slate, sequence: sequence, breaks: breaks,
+                                     renditions: renditions) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -159,12 +171,16 @@ public final class LivePusher: Sendable {
             recorder?.finish()
             throw error
         }
-        session.withLock { $0 = newSession }
+        // What the app changed since the stages were made (while the input opened) follows.
+        stageSettings.withLock { settings in
+            session.withLock { $0 = newSession }
+            newSession.send(.setFilters(settings.filters))
+            newSession.send(.setDetector(settings.detector))
+        }
         lastStats.withLock { $0 = PushStats() }
         authWatcher.withLock { $0.accept(urls[0]) }
         startStatsTimer()
         startAuthTimer()
-        startBitrateTimer()
         newSession.start(source: source)
     }
 
@@ -242,9 +258,7 @@ public final class LivePusher: Sendable {
     }
 
     func snapshot(_ session: PushSession) -> PushStats {
-        var stats = session.snapshot()
-        stats.pipeline = hooks.stats
-        return stats
+        session.snapshot()
     }
 
     /// Waits for the end of the current push and returns its final statistics, or throws
@@ -319,17 +333,6 @@ public final class LivePusher: Sendable {
             guard let current = pusher.session.withLock({ $0 }) else { return }
             pusher.emit(.stats(pusher.snapshot(current)))
         }
-    }
-
-    /// Keeps adaptive bitrate stepping while the network stays poor (or recovered).
-    private func startBitrateTimer() {
-        startTimer(every: .seconds(1)) { $0.adaptBitrate(.unchanged) }
-    }
-
-    func adaptBitrate(_ condition: PipelineHooks.NetworkCondition) {
-        guard let change = hooks.adaptBitrate(condition, now: monotonicMicroseconds()) else { return }
-        session.withLock { $0 }?.send(.setBitrate(change.to))
-        emit(.videoBitrateChanged(from: change.from / 1000, to: change.to / 1000))
     }
 
     /// A repeating timer on the callback queue, cancelled when the push ends.
