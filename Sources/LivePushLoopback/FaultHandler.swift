@@ -24,64 +24,64 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     /// Delayed (latency) bytes queued before reads are held back.
     static let maxQueuedBytes = 4 * 1024 * 1024
 
-    private struct RuleState {
+    struct RuleState {
         var rule: FaultRule
         var injected = false
     }
 
-    private enum FirstReadAction {
+    enum FirstReadAction {
         case reset(FaultRule)
         case close(FaultRule)
     }
 
-    private struct Delayed {
+    struct Delayed {
         var buffer: ByteBuffer
         var due: NIODeadline
     }
 
-    private struct DelayedWrite {
+    struct DelayedWrite {
         var buffer: ByteBuffer
         var promise: EventLoopPromise<Void>?
         var due: NIODeadline
     }
 
     let connection: Int
-    private let core: LoopbackCore
-    private let loopbackStart: NIODeadline
-    private var connectionStart = NIODeadline.now()
-    private var rules: [RuleState]
-    private var context: ChannelHandlerContext?
-    private var acceptEvaluated = false
-    private var finished = false
+    let core: LoopbackCore
+    let loopbackStart: NIODeadline
+    var connectionStart = NIODeadline.now()
+    var rules: [RuleState]
+    var context: ChannelHandlerContext?
+    var acceptEvaluated = false
+    var finished = false
 
     // Counters.
-    private(set) var bytesIn = 0
-    private(set) var messages = 0
-    private var handshakeRemaining = FaultHandler.clientHandshakeSize
-    private var decoder = RTMPChunkDecoder()
-    private var decoding = true
+    var bytesIn = 0
+    var messages = 0
+    var handshakeRemaining = FaultHandler.clientHandshakeSize
+    var decoder = RTMPChunkDecoder()
+    var decoding = true
 
     // Effects.
-    private var stalled = false
-    private var blackholed = false
-    private(set) var serverHoldsPublishes: Duration??
-    private var throttleRate: Int?
-    private var latency = TimeAmount.zero
-    private var resetAtBytes: (limit: Int, rule: FaultRule)?
-    private var resetTimers: [(rule: FaultRule, task: Scheduled<Void>)] = []
-    private var firstReadAction: FirstReadAction?
-    private var truncateRule: FaultRule?
+    var stalled = false
+    var blackholed = false
+    var serverHoldsPublishes: Duration??
+    var throttleRate: Int?
+    var latency = TimeAmount.zero
+    var resetAtBytes: (limit: Int, rule: FaultRule)?
+    var resetTimers: [(rule: FaultRule, task: Scheduled<Void>)] = []
+    var firstReadAction: FirstReadAction?
+    var truncateRule: FaultRule?
 
     // Queues and timers.
-    private var inbound = CircularBuffer<Delayed>()
-    private var inboundBytes = 0
-    private var outbound = CircularBuffer<DelayedWrite>()
-    private var pendingRead = false
-    private var budget = 0.0
-    private var throttleTask: Scheduled<Void>?
-    private var inboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
-    private var outboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
-    private var triggerTimer: Scheduled<Void>?
+    var inbound = CircularBuffer<Delayed>()
+    var inboundBytes = 0
+    var outbound = CircularBuffer<DelayedWrite>()
+    var pendingRead = false
+    var budget = 0.0
+    var throttleTask: Scheduled<Void>?
+    var inboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
+    var outboundTimer: (task: Scheduled<Void>, at: NIODeadline)?
+    var triggerTimer: Scheduled<Void>?
 
     init(connection: Int, core: LoopbackCore, rules: [FaultRule]) {
         self.connection = connection
@@ -161,7 +161,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     /// The client ended its side (NIO has read everything up to the EOF), but bytes it sent may
     /// still be held back by a throttle or latency. They were sent before the end, so they are
     /// delivered now, at once.
-    private func deliverHeldBytesAtEnd(_ context: ChannelHandlerContext) {
+    func deliverHeldBytesAtEnd(_ context: ChannelHandlerContext) {
         guard !finished && !stalled && !inbound.isEmpty else { return }
         while let delayed = inbound.popFirst() {
             context.fireChannelRead(wrapInboundOut(delayed.buffer))
@@ -170,7 +170,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         context.fireChannelReadComplete()
     }
 
-    private func cancelTimers() {
+    func cancelTimers() {
         throttleTask?.cancel(); throttleTask = nil
         inboundTimer?.task.cancel(); inboundTimer = nil
         outboundTimer?.task.cancel(); outboundTimer = nil
@@ -181,7 +181,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
 
     // MARK: Rules
 
-    private func rulesChanged(_ newRules: [FaultRule]) {
+    func rulesChanged(_ newRules: [FaultRule]) {
         var old = rules
         rules = newRules.map { rule in
             if let i = old.firstIndex(where: { $0.rule == rule }) {
@@ -200,18 +200,18 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         evaluate()
     }
 
-    private func elapsed(since start: NIODeadline) -> Duration {
+    func elapsed(since start: NIODeadline) -> Duration {
         .nanoseconds((NIODeadline.now() - start).nanoseconds)
     }
 
-    private func isDue(_ trigger: FaultTrigger) -> Bool {
+    func isDue(_ trigger: FaultTrigger) -> Bool {
         trigger.isDue(connection: connection, sinceConnectionStart: elapsed(since: connectionStart),
                       sinceLoopbackStart: elapsed(since: loopbackStart), messages: messages)
     }
 
     /// Injects every TCP-level rule that has become due, updates the continuous effects, re-arms
     /// the trigger timer and moves queued bytes along.
-    private func evaluate() {
+    func evaluate() {
         guard context != nil, !finished else { return }
         let atAccept = !acceptEvaluated
         acceptEvaluated = true
@@ -240,7 +240,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         drainOutbound()
     }
 
-    private func apply(_ rule: FaultRule) {
+    func apply(_ rule: FaultRule) {
         switch rule.fault {
         case .refuse:
             break
@@ -290,7 +290,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     }
 
     /// Stall, throttle and latency follow the injected rules that are still configured.
-    private func updateEffects() {
+    func updateEffects() {
         let active = rules.filter(\.injected).map(\.rule.fault)
         let wasStalled = stalled
         let wasBlackholed = blackholed
@@ -319,7 +319,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         drainInbound()
     }
 
-    private func armTriggerTimer() {
+    func armTriggerTimer() {
         triggerTimer?.cancel()
         triggerTimer = nil
         guard let context else { return }
@@ -341,7 +341,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
 
     // MARK: Faults that end the connection
 
-    private func reset(_ rule: FaultRule, reason: String) {
+    func reset(_ rule: FaultRule, reason: String) {
         guard let context, !finished else { return }
         finished = true
         core.noteCloseReason(connection: connection, reason)
@@ -354,199 +354,12 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         }
     }
 
-    private func closeNow(_ rule: FaultRule) {
+    func closeNow(_ rule: FaultRule) {
         guard let context, !finished else { return }
         finished = true
         core.noteCloseReason(connection: connection, "closed during the handshake by fault \(rule)")
         core.emit(.faultInjected(rule, connection: connection))
         context.close(promise: nil)
-    }
-
-    // MARK: Inbound (client → server)
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !finished else { return }
-        if let action = firstReadAction {
-            firstReadAction = nil
-            bytesIn += unwrapInboundIn(data).readableBytes
-            switch action {
-            case .reset(let rule): reset(rule, reason: "reset by fault \(rule)")
-            case .close(let rule): closeNow(rule)
-            }
-            return
-        }
-        var buffer = unwrapInboundIn(data)
-        if let pending = resetAtBytes, bytesIn + buffer.readableBytes >= pending.limit {
-            let keep = pending.limit - bytesIn
-            if keep > 0, let slice = buffer.readSlice(length: keep) {
-                bytesIn += keep
-                count(slice)
-                enqueue(slice)
-                drainInbound()
-            }
-            resetAtBytes = nil
-            reset(pending.rule, reason: "reset by fault \(pending.rule) after \(bytesIn) bytes")
-            return
-        }
-        bytesIn += buffer.readableBytes
-        count(buffer)
-        enqueue(buffer)
-        evaluate()
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        // Read-complete is fired by drainInbound after the bytes it passes on.
-    }
-
-    /// Feeds a copy of the client's bytes to a chunk decoder to count RTMP messages.
-    private func count(_ buffer: ByteBuffer) {
-        var view = buffer.readableBytesView[...]
-        if handshakeRemaining > 0 {
-            let skip = min(handshakeRemaining, view.count)
-            handshakeRemaining -= skip
-            view = view.dropFirst(skip)
-        }
-        guard decoding, !view.isEmpty else { return }
-        decoder.append(view)
-        do {
-            while let _ = try decoder.nextMessage() { messages += 1 }
-        } catch {
-            decoding = false  // not RTMP after all; stop counting
-        }
-    }
-
-    private func enqueue(_ buffer: ByteBuffer) {
-        guard buffer.readableBytes > 0 else { return }
-        inbound.append(Delayed(buffer: buffer, due: .now() + latency))
-        inboundBytes += buffer.readableBytes
-    }
-
-    private var canRead: Bool {
-        if finished || stalled { return false }
-        if throttleRate != nil { return inboundBytes == 0 }
-        return inboundBytes < Self.maxQueuedBytes
-    }
-
-    func read(context: ChannelHandlerContext) {
-        if canRead {
-            context.read()
-        } else {
-            pendingRead = true
-        }
-    }
-
-    private func drainInbound() {
-        guard let context else { return }
-        var passed = false
-        let now = NIODeadline.now()
-        while !finished, !stalled, let first = inbound.first {
-            if first.due > now {
-                armInboundTimer(at: first.due)
-                break
-            }
-            var chunk = first.buffer
-            if throttleRate != nil {
-                let allowed = Int(budget)
-                if allowed <= 0 { break }  // the next tick continues
-                if allowed < chunk.readableBytes {
-                    let head = chunk.readSlice(length: allowed)!
-                    inbound[inbound.startIndex].buffer = chunk
-                    chunk = head
-                } else {
-                    inbound.removeFirst()
-                }
-                budget -= Double(chunk.readableBytes)
-            } else {
-                inbound.removeFirst()
-            }
-            inboundBytes -= chunk.readableBytes
-            context.fireChannelRead(wrapInboundOut(chunk))
-            passed = true
-        }
-        if passed && !finished { context.fireChannelReadComplete() }
-        if pendingRead && canRead {
-            pendingRead = false
-            context.read()
-        }
-    }
-
-    private func armInboundTimer(at due: NIODeadline) {
-        guard let context else { return }
-        if let timer = inboundTimer, timer.at <= due { return }
-        inboundTimer?.task.cancel()
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
-            inboundTimer = nil
-            drainInbound()
-        }
-        inboundTimer = (task, due)
-    }
-
-    private func scheduleThrottleTick() {
-        guard let context, let rate = throttleRate else { return }
-        throttleTask = context.eventLoop.assumeIsolated().scheduleTask(in: Self.tick) { [self] in
-            throttleTask = nil
-            guard throttleRate == rate, !finished else { return }
-            let perTick = Double(rate) / 10
-            // No saving up while idle: at most one tick's worth (and one byte) of burst.
-            budget = min(budget + perTick, max(perTick, 1))
-            scheduleThrottleTick()
-            drainInbound()
-        }
-    }
-
-    // MARK: Outbound (server → client)
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        var buffer = unwrapOutboundIn(data)
-        if let rule = truncateRule, !finished {
-            truncateRule = nil
-            let half = max(1, buffer.readableBytes / 2)
-            let head = buffer.readSlice(length: min(half, buffer.readableBytes)) ?? buffer
-            finished = true
-            core.noteCloseReason(connection: connection, "closed after a truncated reply (fault \(rule))")
-            context.writeAndFlush(wrapOutboundOut(head), promise: nil)
-            promise?.fail(ChannelError.ioOnClosedChannel)
-            context.close(promise: nil)
-            return
-        }
-        if stalled || latency > .zero || !outbound.isEmpty {
-            outbound.append(DelayedWrite(buffer: buffer, promise: promise, due: .now() + latency))
-            drainOutbound()
-            return
-        }
-        context.write(data, promise: promise)
-    }
-
-    func flush(context: ChannelHandlerContext) {
-        // Queued writes are flushed by drainOutbound.
-        context.flush()
-    }
-
-    private func drainOutbound() {
-        guard let context else { return }
-        var wrote = false
-        let now = NIODeadline.now()
-        while !stalled, let first = outbound.first {
-            if first.due > now {
-                armOutboundTimer(at: first.due)
-                break
-            }
-            outbound.removeFirst()
-            context.write(wrapOutboundOut(first.buffer), promise: first.promise)
-            wrote = true
-        }
-        if wrote { context.flush() }
-    }
-
-    private func armOutboundTimer(at due: NIODeadline) {
-        guard let context else { return }
-        if let timer = outboundTimer, timer.at <= due { return }
-        outboundTimer?.task.cancel()
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
-            outboundTimer = nil
-            drainOutbound()
-        }
-        outboundTimer = (task, due)
     }
 
     // MARK: SessionFaultHooks
