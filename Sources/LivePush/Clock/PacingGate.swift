@@ -2,22 +2,28 @@
 /// late each one goes out. Pure: the producer passes in when a packet is due (from the
 /// ``OutputClock``) and the time now, and waits as told.
 struct PacingGate: Sendable {
-    /// How far ahead of the wall clock a packet may be released (µs): one wake-up per batch of
-    /// this length. A batch's swing adds to the lateness of a busy moment; with the producers
-    /// on the shared scheduler, the extra wake-ups of a short batch are cheap.
-    static let slack: Int64 = 20_000
+    /// How far ahead of the wall clock a packet may be released (µs): one wake-up of the
+    /// producer, and one of its send loop, per batch of this length. 100 ms: at 20 ms a
+    /// real-time push spent more CPU on ~150 context switches a second than on its media
+    /// (1.0x ffmpeg's CPU against 0.7x at 100 ms); a server or player buffers seconds, so a
+    /// tenth of a second early is invisible downstream. A pause or a command starts a new
+    /// batch (``startNewBatch()``), so what is due after it never goes early.
+    static let batch: Int64 = 100_000
 
     /// How early a batch may start (µs): a producer on the ``PacingScheduler`` runs up to its
     /// coalescing window early, and then sends rather than waits again.
     let earlyRelease: Int64
+    /// The batch length (µs), ``batch`` unless a test sets it.
+    let slack: Int64
 
     private var batchEnd = Int64.min
     /// When the packet released last was due (monotonic µs).
     private(set) var lastDue = Int64.min
     private(set) var lateness = PacingLateness()
 
-    init(earlyRelease: Int64 = PacingScheduler.coalescingWindow) {
+    init(earlyRelease: Int64 = PacingScheduler.coalescingWindow, slack: Int64 = PacingGate.batch) {
         self.earlyRelease = earlyRelease
+        self.slack = slack
     }
 
     /// Nil when the packet due at `due` may go now (and it is counted as sent), else how many
@@ -31,7 +37,7 @@ struct PacingGate: Sendable {
         lastDue = due
         // Packets due within the slack of one that had to wait go out with it.
         if due > batchEnd {
-            batchEnd = due + Self.slack
+            batchEnd = due + slack
             if due > now + earlyRelease { return due - now }
         }
         lateness.record(now - due)

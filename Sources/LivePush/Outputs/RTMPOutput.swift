@@ -57,8 +57,9 @@ final class RTMPOutput: @unchecked Sendable {
     /// The send loop serving the published connection; nil while connecting.
     var loop: SendLoop?
     /// Media queued (µs) past which the producer wakes a waiting sender without waiting itself:
-    /// 40 ms in real time; in `--fast` mode a quarter of the queue, since nothing there waits on
-    /// latency and each wake-up is two context switches (a 60 s push took ~300 at 40 ms).
+    /// in real time two pacing batches (``PacingGate/batch``), in `--fast` mode a quarter of the
+    /// queue, since nothing there waits on latency and each wake-up is two context switches
+    /// (a 60 s push took ~300 at 40 ms).
     let wakeBatch: Int64
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
@@ -70,7 +71,9 @@ final class RTMPOutput: @unchecked Sendable {
         let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
                                       maxBytes: config.sendQueueMaxBytes)
         queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
-        wakeBatch = queue.mode == .backpressure ? max(40_000, limits.maxDuration / 4) : 40_000
+        // Real time: two batches, so that one batch alone (whose packets may span a whole batch
+        // of media) never wakes the sender before the producer does at its end.
+        wakeBatch = queue.mode == .backpressure ? max(PacingGate.batch, limits.maxDuration / 4) : 2 * PacingGate.batch
         congestion = CongestionDetector(poorBacklog: config.networkPoorBacklog.nanoseconds / 1000,
                                         recoveredBacklog: config.networkRecoveredBacklog.nanoseconds / 1000,
                                         hold: 500_000)

@@ -8,8 +8,10 @@ import Synchronization
 ///
 /// An output wakes its loop when its queue has work (the producer batches this: once before
 /// it sleeps), when it is stopped, paused or resumed. Besides, the loop comes back to a
-/// blocked socket every 5 ms and to every connection every 100 ms, to read what its server
-/// sent. Connecting is not done here: it blocks (see `RTMPOutput+Sender.swift`).
+/// blocked socket every 5 ms and to every connection every 250 ms (``sweepInterval``), to read
+/// what its server sent; a connection that sends reads it at its turns, every 100 ms at most
+/// (``Publishing/serviceInterval``). Connecting is not done here: it blocks (see
+/// `RTMPOutput+Sender.swift`).
 final class SendLoop: @unchecked Sendable {
     /// One loop per core, two at least, shared by every push in the process.
     static let pool: [SendLoop] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in SendLoop() }
@@ -21,6 +23,10 @@ final class SendLoop: @unchecked Sendable {
     }
 
     private static let blockedRetry: Int64 = 5_000
+    /// How often every connection gets a turn, work or not: one that sends is read at its
+    /// turns anyway, so this only bounds how late an idle (paused) one notices its server. A
+    /// sweep is a wake-up of the loop: at 100 ms they were a third of a real-time push's.
+    static let sweepInterval: Int64 = 250_000
 
     private let lock = ConditionLock()
     // Guarded by `lock`.
@@ -53,7 +59,7 @@ final class SendLoop: @unchecked Sendable {
     }
 
     private func run() {
-        var nextSweep = monotonicMicroseconds() + Publishing.serviceInterval
+        var nextSweep = monotonicMicroseconds() + Self.sweepInterval
         while true {
             let (arrived, due) = waitForWork(until: blocked.isEmpty ? nextSweep : min(nextSweep, monotonicMicroseconds() + Self.blockedRetry))
             for publishing in arrived { attached[ObjectIdentifier(publishing.output)] = publishing }
@@ -61,7 +67,7 @@ final class SendLoop: @unchecked Sendable {
             var turns = due.union(blocked)
             if now >= nextSweep {
                 turns.formUnion(attached.keys)
-                nextSweep = now + Publishing.serviceInterval
+                nextSweep = now + Self.sweepInterval
             }
             var yielded: Set<ObjectIdentifier> = []
             for id in turns {
