@@ -182,6 +182,7 @@ public final class LivePusher: Sendable {
         startStatsTimer()
         startAuthTimer()
         newSession.start(source: source)
+        FreedMemory.releaseSoon()
     }
 
     /// The stage that encodes the outputs' own renditions (``PushConfig/outputVideo``), if any asked.

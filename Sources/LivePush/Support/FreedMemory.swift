@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Gives memory that was freed back to the system.
 ///
@@ -6,9 +7,19 @@ import Dispatch
 /// decoder and encoder for every entry frees tens of megabytes at each splice, in pieces that
 /// a fragmented heap would otherwise keep. Called where a large input was just released.
 enum FreedMemory {
-    /// Trims on a utility thread: walking the heaps takes milliseconds a real-time splice has not got.
+    /// Set while a trim is scheduled: many releases in a short while (a thousand channels
+    /// starting) make one trim.
+    private static let scheduled = Atomic<Bool>(false)
+
+    /// Trims on a utility thread, a moment later: walking the heaps takes milliseconds a
+    /// real-time splice has not got. Opening an input frees what probing it took (libavformat's
+    /// stream analysis decodes a few frames), about a tenth of a channel's memory.
     static func releaseSoon() {
-        DispatchQueue.global(qos: .utility).async { release() }
+        guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(500)) {
+            scheduled.store(false, ordering: .releasing)
+            release()
+        }
     }
 
     static func release() {

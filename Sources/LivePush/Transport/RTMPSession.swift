@@ -57,8 +57,10 @@ final class RTMPSession {
     /// The server's messages once the publish has started (see ``serviceIncoming()``).
     var incoming: ServerMessages?
     /// Where the server's bytes are read into: one buffer for the connection's life (a read is
-    /// tried every 100 ms on every published output).
-    var incomingBytes = [UInt8](repeating: 0, count: 16 * 1024)
+    /// tried every 100 ms on every published output). 4 KiB: a server sends acknowledgements,
+    /// pings and the odd status, and a turn reads up to 64 KiB in pieces; each connection of a
+    /// thousand channels keeps one.
+    var incomingBytes = [UInt8](repeating: 0, count: 4 * 1024)
     /// The CAs an rtmps:// session was verified with. The GnuTLS session librtmp holds refers to
     /// them, so they are released only after `deinit` has closed that session.
     private var tlsCredentials: GnuTLS.Credentials?
@@ -214,7 +216,6 @@ final class RTMPSession {
         case .video: Channel.video
         case .script: Channel.data
         }
-        if outgoing.capacity == 0 { outgoing.reserveCapacity(Self.outgoingLimit + 8 * 1024) }
         chunker.append(chunkStreamID: Int(channel), typeID: message.type.rawValue, timestamp: message.timestampMs,
                        streamID: UInt32(bitPattern: streamID), prefix: message.header, payload: message.payload, into: &outgoing)
         if isTLS || outgoing.count >= Self.outgoingLimit { try flush() }
