@@ -112,14 +112,20 @@ extension FaultHandler {
     }
 
     func armInboundTimer(at due: NIODeadline) {
+        arm(\.inboundTimer, at: due) { $0.drainInbound() }
+    }
+
+    /// Arms `timer` for `due` unless it already fires by then; `drain` runs when it fires.
+    func arm(_ timer: ReferenceWritableKeyPath<FaultHandler, (task: Scheduled<Void>, at: NIODeadline)?>, at due: NIODeadline,
+             _ drain: @escaping (FaultHandler) -> Void) {
         guard let context else { return }
-        if let timer = inboundTimer, timer.at <= due { return }
-        inboundTimer?.task.cancel()
+        if let armed = self[keyPath: timer], armed.at <= due { return }
+        self[keyPath: timer]?.task.cancel()
         let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
-            inboundTimer = nil
-            drainInbound()
+            self[keyPath: timer] = nil
+            drain(self)
         }
-        inboundTimer = (task, due)
+        self[keyPath: timer] = (task, due)
     }
 
     func scheduleThrottleTick() {

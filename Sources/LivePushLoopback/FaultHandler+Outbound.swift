@@ -48,13 +48,6 @@ extension FaultHandler {
     }
 
     func armOutboundTimer(at due: NIODeadline) {
-        guard let context else { return }
-        if let timer = outboundTimer, timer.at <= due { return }
-        outboundTimer?.task.cancel()
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
-            outboundTimer = nil
-            drainOutbound()
-        }
-        outboundTimer = (task, due)
+        arm(\.outboundTimer, at: due) { $0.drainOutbound() }
     }
 }

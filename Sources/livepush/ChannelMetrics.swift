@@ -16,7 +16,7 @@ final class ChannelMetrics: Sendable {
     /// a counter is reset and set to its total in two steps.
     private let series = Mutex<[String: [Series]]>([:])
 
-    private enum Series: @unchecked Sendable {
+    private enum Series: Sendable {
         case gauge(Gauge)
         case counter(Counter)
 

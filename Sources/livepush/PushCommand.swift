@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import LivePush
 import LivePushLoopback
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -278,17 +279,17 @@ struct LoopOption: ExpressibleByArgument {
 
 /// Runs a handler on a signal instead of the default action.
 final class SignalHandler: Sendable {
-    private let source: UncheckedBox<any DispatchSourceSignal>
+    private let source: Mutex<any DispatchSourceSignal>
 
     init(_ number: Int32, _ handler: @escaping @Sendable () -> Void) {
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler(handler: handler)
         source.resume()
-        self.source = UncheckedBox(source)
+        self.source = Mutex(source)
     }
 
-    func cancel() { source.value.cancel() }
+    func cancel() { source.withLock { $0.cancel() } }
 }
 
 /// Turns Ctrl-C (SIGINT) and SIGTERM (a service manager's stop) into a graceful stop: the
@@ -301,7 +302,3 @@ final class InterruptHandler: Sendable {
     func cancel() { handlers.forEach { $0.cancel() } }
 }
 
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One run of a push: a **producer** thread reads the input, stamps packets onto the output
 /// clock (``OutputClock``), paces them (real time) and hands each to every output: the
 /// ``RTMPOutput``s (one per destination, each with its own queue, connection and sender thread)
@@ -79,16 +81,16 @@ final class PushSession: @unchecked Sendable {
         }
         outputStates = OutputSetStateMachine(count: urls.count)
         var outputs: [RTMPOutput] = []
-        let forward = UncheckedTransfer(value: WeakSession())
+        let forward = WeakSession()
         for (id, url) in urls.enumerated() {
             var announced = info
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
             outputs.append(RTMPOutput(id: id, config: config, url: url, info: announced) { outputSignal in
-                forward.value.session?.handle(outputSignal, from: id)
+                forward.session?.handle(outputSignal, from: id)
             })
         }
         self.outputs = outputs
-        forward.value.session = self
+        forward.session = self
     }
 
     /// Whether the current URL's auth_key or token has expired (see ``RTMPOutput/isURLExpired``).
@@ -197,8 +199,17 @@ final class PushSession: @unchecked Sendable {
 }
 
 /// Lets the outputs' signal closures reach their session without keeping it alive.
-private final class WeakSession: @unchecked Sendable {
-    weak var session: PushSession?
+private final class WeakSession: Sendable {
+    private struct Reference {
+        weak var session: PushSession?
+    }
+
+    private let reference = Mutex(Reference())
+
+    var session: PushSession? {
+        get { reference.withLock { $0.session } }
+        set { reference.withLock { $0.session = newValue } }
+    }
 }
 
 /// Hands a non-Sendable value to exactly one other thread. The sender gives up all use of it.
