@@ -96,14 +96,24 @@ final class FLVRecorder: @unchecked Sendable {
         var error: LivePushError?
         var packetizer = self.packetizer
         let info = packetizer.info
-        if !write(FLVFileWriter.header(hasAudio: info.audio != nil, hasVideo: info.video != nil), to: file) {
-            error = writeError()
-        }
-        for message in packetizer.header() where error == nil {
+        let fileHeader = FLVFileWriter.header(hasAudio: info.audio != nil, hasVideo: info.video != nil)
+        if !write(fileHeader, to: file) { error = writeError() }
+        var header = packetizer.header()
+        // In a file the script tag is `onMetaData` itself (`@setDataFrame` tells an RTMP server
+        // to store what follows). Its duration is written when the recording ends.
+        header[0].payload = FLVBody.metadata(packetizer.metadata, withSetDataFrame: false)
+        let durationOffset = Self.durationValueOffset(in: header[0].payload).map { fileHeader.count + 11 + $0 }
+        for message in header where error == nil {
             if !write(message, to: file) { error = writeError() }
         }
+        var lastTimestampMs: UInt32 = 0
         while error == nil, let packet = next() {
-            if !write(packetizer.message(for: packet), to: file) { error = writeError() }
+            let message = packetizer.message(for: packet)
+            if !write(message, to: file) { error = writeError() }
+            lastTimestampMs = max(lastTimestampMs, message.timestampMs)
+        }
+        if error == nil, let durationOffset, !patchDuration(Double(lastTimestampMs) / 1000, at: durationOffset, in: file) {
+            error = writeError()
         }
         if fclose(file) != 0 && error == nil { error = writeError() }
         lock.withLock {
@@ -137,6 +147,26 @@ final class FLVRecorder: @unchecked Sendable {
 
     private func write(_ bytes: [UInt8], to file: UnsafeMutablePointer<FILE>) -> Bool {
         bytes.isEmpty || bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) == $0.count }
+    }
+
+    /// Where the 8 bytes of the `duration` number sit in an `onMetaData` body, if it has one:
+    /// after the key (length 8, "duration") and the number marker.
+    static func durationValueOffset(in body: [UInt8]) -> Int? {
+        let key: [UInt8] = [0x00, 0x08] + Array("duration".utf8) + [0x00]
+        guard body.count >= key.count + 8 else { return nil }
+        for start in 0...(body.count - key.count - 8) where body[start..<(start + key.count)].elementsEqual(key) {
+            return start + key.count
+        }
+        return nil
+    }
+
+    /// Writes the recording's duration (seconds, the last tag's time) into its `onMetaData`, as
+    /// a player or ffprobe reads it; the file stays written to its end.
+    private func patchDuration(_ seconds: Double, at offset: Int, in file: UnsafeMutablePointer<FILE>) -> Bool {
+        guard fflush(file) == 0, fseek(file, offset, SEEK_SET) == 0 else { return false }
+        let bits = seconds.bitPattern
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * UInt64($0))) }
+        return write(bytes, to: file) && fseek(file, 0, SEEK_END) == 0
     }
 
     private func writeError() -> LivePushError {
