@@ -32,20 +32,14 @@ struct ChannelsCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "livepush.channels")
         let manager: ChannelManager
-        var settings: ChannelsConfig
+        let settings: ChannelsConfig
         do {
-            guard let data = FileManager.default.contents(atPath: config) else {
-                throw LivePushError(.channelConfigInvalid, "\(config) does not exist or cannot be read")
-            }
-            settings = try ChannelsConfig(json: data, relativeTo: URL(fileURLWithPath: config).deletingLastPathComponent().path)
-            if let control { settings.control = control }
-            if let token = ProcessInfo.processInfo.environment["LIVEPUSH_CONTROL_TOKEN"], !token.isEmpty { settings.token = token }
-            try settings.validate()
+            settings = try Self.loadSettings(config, control: control)
             if let address = settings.control.flatMap(ChannelsConfig.hostAndPort) {
                 try ControlAccessPolicy.checkBinding(host: address.host, token: settings.token)
             }
             manager = try ChannelManager(config: settings, logger: logger)
-        } catch let error as LivePushError {
+        } catch {
             Console.error("livepush: error \(error.code.rawValue) [\(error.code.hex)] \(error.code.name): \(error.message)\n")
             throw ExitCode(1)
         }
@@ -54,14 +48,28 @@ struct ChannelsCommand: AsyncParsableCommand {
         let stopped = AsyncStream<Void>.makeStream()
         let interrupt = SignalHandler(SIGINT) { stopped.continuation.yield() }
         let terminate = SignalHandler(SIGTERM) { stopped.continuation.yield() }
+        // SIGHUP reads the configuration again; an error in it changes nothing (logged with its code).
+        let reload: @Sendable () throws(LivePushError) -> ChannelReload = { [config, control] () throws(LivePushError) in
+            try manager.reload(try Self.loadSettings(config, control: control))
+        }
+        let hangUp = SignalHandler(SIGHUP) {
+            do throws(LivePushError) {
+                _ = try reload()
+            } catch {
+                logger.error("configuration refused; the channels go on as they were", metadata: [
+                    "event": "reloadRefused", "code": .stringConvertible(error.code.rawValue), "error": .string(error.message),
+                ])
+            }
+        }
         defer {
             interrupt.cancel()
             terminate.cancel()
+            hangUp.cancel()
         }
         var server: Task<Void, Never>?
         if let address = settings.control.flatMap(ChannelsConfig.hostAndPort) {
             let root = try settings.mediaRoot ?? MediaRoot(URL(fileURLWithPath: config).deletingLastPathComponent().path)
-            let api = ChannelsControlServer(manager: manager, token: settings.token, root: root)
+            let api = ChannelsControlServer(manager: manager, token: settings.token, root: root, reload: reload)
             server = Task {
                 do {
                     try await api.run(host: address.host, port: address.port) { port in
@@ -88,5 +96,17 @@ struct ChannelsCommand: AsyncParsableCommand {
         server?.cancel()
         let failed = manager.list.filter { $0.snapshot.status == .failed }
         if !failed.isEmpty && settings.control == nil { throw ExitCode(2) }
+    }
+
+    /// The configuration file as the command line and the environment complete it, checked.
+    private static func loadSettings(_ config: String, control: String?) throws(LivePushError) -> ChannelsConfig {
+        guard let data = FileManager.default.contents(atPath: config) else {
+            throw LivePushError(.channelConfigInvalid, "\(config) does not exist or cannot be read")
+        }
+        var settings = try ChannelsConfig(json: data, relativeTo: URL(fileURLWithPath: config).deletingLastPathComponent().path)
+        if let control { settings.control = control }
+        if let token = ProcessInfo.processInfo.environment["LIVEPUSH_CONTROL_TOKEN"], !token.isEmpty { settings.token = token }
+        try settings.validate()
+        return settings
     }
 }

@@ -15,6 +15,8 @@ struct ChannelsControlServer {
     let token: String?
     /// Where the paths of added channels and clips must lie (the configuration's media root).
     let root: MediaRoot
+    /// Reads the configuration file again (`POST /reload`, as SIGHUP).
+    let reload: @Sendable () throws(LivePushError) -> ChannelReload
     static let maxBodyBytes = 64 * 1024
 
     func run(host: String, port: Int, ready: @escaping @Sendable (Int) -> Void) async throws {
@@ -30,6 +32,17 @@ struct ChannelsControlServer {
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.render(manager))))
+        }
+        router.group("reload").add(middleware: BearerTokenMiddleware(token: token)).post { request, _ in
+            if let refused = await refuseBody(request) { return refused }
+            do throws(LivePushError) {
+                let done = try reload()
+                let ids = { (list: [String]) in JSONValue.array(list.map { .string($0) }) }
+                return json(.object([("added", ids(done.added)), ("removed", ids(done.removed)),
+                                     ("restarted", ids(done.restarted)), ("unchanged", ids(done.unchanged))]))
+            } catch {
+                return refusal(error)
+            }
         }
         let channels = router.group("channels").add(middleware: BearerTokenMiddleware(token: token))
         channels.get { _, _ in json(.array(manager.list.map { describe($0.snapshot) })) }

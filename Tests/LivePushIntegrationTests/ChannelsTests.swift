@@ -171,6 +171,73 @@ final class ChannelsTests: NginxTestCase {
         _ = try await server.awaitRecording(stream: "p-a")
     }
 
+    /// SIGHUP reads the configuration again, as nginx does: a channel that is gone stops, a
+    /// changed one restarts, a new one starts, and an unchanged one goes on untouched (one
+    /// publish at nginx, never ended). A broken file changes nothing; `POST /reload` does the same.
+    func testReloadChangesOnlyWhatChanged() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        func channel(_ id: String, _ stream: String) -> String {
+            #"{"id": "\#(id)", "input": "A.mp4", "loop": "forever", "outputs": ["\#(server.url(stream: stream))"]}"#
+        }
+        func config(_ channels: [String]) -> String {
+            #"{"control": "127.0.0.1:0", "token": "\#(token)", "channels": [\#(channels.joined(separator: ", "))]}"#
+        }
+        let path = try write(config([channel("keep", "r-keep"), channel("gone", "r-gone"), channel("moved", "r-moved-1")]),
+                             to: "reload.json")
+        let cli = try RunningCLI(["channels", path, "--log-format", "json"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the API never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        for stream in ["r-keep", "r-gone", "r-moved-1"] {
+            let publishing = await awaitPublishing(stream)
+            XCTAssertTrue(publishing, "\(stream) never published: \(cli.standardError)")
+        }
+
+        _ = try write(config([channel("keep", "r-keep"), channel("moved", "r-moved-2"), channel("new", "r-new")]), to: "reload.json")
+        XCTAssertEqual(kill(cli.processIdentifier, SIGHUP), 0)
+        _ = try await server.awaitRecording(stream: "r-gone")
+        _ = try await server.awaitRecording(stream: "r-moved-1")
+        for stream in ["r-moved-2", "r-new"] {
+            let publishing = await awaitPublishing(stream)
+            XCTAssertTrue(publishing, "\(stream) never published after the reload: \(cli.standardError)")
+        }
+        let listed = try await request(base + "/channels", token: token)
+        XCTAssertEqual((listed.json as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["keep", "moved", "new"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingDoneMarkerPath(stream: "r-keep")),
+                       "the unchanged channel's publish never ended")
+        XCTAssertEqual(server.errorLog.components(separatedBy: "publish: name='r-keep'").count - 1, 1,
+                       "one publish of the unchanged channel at nginx")
+        XCTAssertTrue(cli.standardError.contains("configReloaded"), cli.standardError)
+
+        // A broken file is refused whole, with its code; the channels go on.
+        _ = try write("{\"channels\": [{\"id\": \"x\"}]}", to: "reload.json")
+        XCTAssertEqual(kill(cli.processIdentifier, SIGHUP), 0)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !cli.standardError.contains("reloadRefused") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        XCTAssertTrue(cli.standardError.contains("reloadRefused") && cli.standardError.contains("805504513"), cli.standardError)
+        let refused = try await request(base + "/reload", method: "POST", token: token)
+        XCTAssertEqual(refused.status, 400, refused.text)
+        XCTAssertEqual(((refused.json as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int, 805504513)
+        let still = try await request(base + "/channels", token: token)
+        XCTAssertEqual((still.json as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["keep", "moved", "new"])
+
+        // POST /reload: the same file again changes nothing; it needs the token like /channels.
+        _ = try write(config([channel("keep", "r-keep"), channel("moved", "r-moved-2"), channel("new", "r-new")]), to: "reload.json")
+        let anonymous = try await request(base + "/reload", method: "POST")
+        XCTAssertEqual(anonymous.status, 401)
+        let again = try await request(base + "/reload", method: "POST", token: token)
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual((again.json as? [String: Any])?["unchanged"] as? [String], ["keep", "moved", "new"])
+        XCTAssertEqual((again.json as? [String: Any])?["restarted"] as? [String], [])
+
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0)
+        _ = try await server.awaitRecording(stream: "r-keep")
+    }
+
     func testHostileCallersAreRefusedAndTheProcessStaysUp() async throws {
         // Beyond loopback without a token: refused at start, with a code (an empty token is none).
         let open = try write(#"{"control": "0.0.0.0:0", "channels": []}"#, to: "open.json")

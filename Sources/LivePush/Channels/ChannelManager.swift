@@ -65,6 +65,49 @@ public final class ChannelManager: Sendable {
         logger.info("channel removed", metadata: ["channel": .string(id), "event": "channelRemoved"])
     }
 
+    /// Makes the running channels what `config` says (SIGHUP, `POST /reload`), as nginx reloads:
+    /// channels that are new are added (and started when `autostart`), those that are gone
+    /// stop, and those whose settings changed restart with the new ones. The others go on
+    /// untouched. A configuration with an error is refused whole before anything changes. The
+    /// file is the truth: a channel added through the API and not in it stops too.
+    public func reload(_ config: ChannelsConfig) throws(LivePushError) -> ChannelReload {
+        try config.validate()
+        return reloading.withLock { _ in
+            let current = list.map(\.spec)
+            let wanted = Set(config.channels.map(\.id))
+            var result = ChannelReload()
+            for spec in current where !wanted.contains(spec.id) {
+                try? remove(spec.id)
+                result.removed.append(spec.id)
+            }
+            for spec in config.channels {
+                if let old = current.first(where: { $0.id == spec.id }) {
+                    if old == spec {
+                        result.unchanged.append(spec.id)
+                        continue
+                    }
+                    try? remove(spec.id)
+                    result.restarted.append(spec.id)
+                } else {
+                    result.added.append(spec.id)
+                }
+                // Checked above: the id is free and the settings valid. A start that fails
+                // leaves the channel `failed` with its error, as at startup.
+                if let channel = try? add(spec, start: false), spec.autostart { try? channel.start() }
+            }
+            logger.info("configuration reloaded", metadata: [
+                "event": "configReloaded", "added": .string(result.added.joined(separator: ",")),
+                "removed": .string(result.removed.joined(separator: ",")),
+                "restarted": .string(result.restarted.joined(separator: ",")),
+                "unchanged": .string(result.unchanged.joined(separator: ",")),
+            ])
+            return result
+        }
+    }
+
+    /// One reload at a time (a SIGHUP and a `POST /reload` may meet).
+    private let reloading = Mutex(())
+
     /// Whether every channel that should run has published at least once (an orchestrator's
     /// readiness): started channels are pushing, or finished.
     public var isReady: Bool {

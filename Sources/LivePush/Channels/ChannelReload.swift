@@ -1,0 +1,11 @@
+/// What a reload of `livepush channels` changed (``ChannelManager/reload(_:)``), by channel id.
+public struct ChannelReload: Sendable, Equatable {
+    public var added: [String] = []
+    public var removed: [String] = []
+    /// Channels whose settings changed: stopped and started again with the new ones.
+    public var restarted: [String] = []
+    /// Channels that go on untouched: no reconnect, no gap.
+    public var unchanged: [String] = []
+
+    public init() {}
+}
