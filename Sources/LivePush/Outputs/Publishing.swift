@@ -153,7 +153,19 @@ final class Publishing {
     /// Ends the connection. A graceful close (FCUnpublish, deleteStream) is a few small writes,
     /// made only when the socket has room for them: a stalled socket would hold the closing
     /// thread for the send timeout, and the server could not read them anyway.
-    func close(graceful: Bool) {
+    ///
+    /// `drained`: the stream ended after the socket took all of it, so the socket is not stalled
+    /// but may still be full (a `--fast` push keeps it full). Then the close waits, at most for
+    /// the send timeout, until it drains: closed without the commands, with the server's latest
+    /// acknowledgements unread, the kernel would reset the connection, and the server would drop
+    /// the end of the stream it had not read yet.
+    func close(graceful: Bool, drained: Bool = false) {
+        if graceful && drained {
+            let deadline = monotonicMicroseconds() + output.config.sendDataTimeout.nanoseconds / 1000
+            while !connection.hasRoom(for: 1024) && monotonicMicroseconds() < deadline {
+                connection.waitUntilWritable(timeout: .milliseconds(20))
+            }
+        }
         connection.close(graceful: graceful && connection.hasRoom(for: 1024))
     }
 }

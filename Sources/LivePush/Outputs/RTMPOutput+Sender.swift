@@ -71,7 +71,7 @@ extension RTMPOutput {
         switch outcome {
         case .drained, .stopped:
             WorkerThread.start(name: "livepush.close") {
-                ended.value.close(graceful: true)
+                ended.value.close(graceful: true, drained: outcome.isDrained)
                 self.signal(.finished)
             }
         case .reconnectRequested:

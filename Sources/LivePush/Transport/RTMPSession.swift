@@ -288,6 +288,12 @@ final class RTMPSession {
         return (memory.queued == 0 && outgoing.isEmpty) || (free > 0 && bytes <= free + 16 * 1024)
     }
 
+    /// Waits until the socket can take more, or `timeout` passes (`poll`).
+    func waitUntilWritable(timeout: Duration) {
+        var pfd = pollfd(fd: rtmp.pointee.m_sb.sb_socket, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&pfd, 1, Int32(max(1, timeout.milliseconds)))
+    }
+
     /// What the kernel charges a write beyond its bytes, at most (a socket buffer's head).
     private static let bookkeepingPerWrite: Int64 = 2048
 
