@@ -21,7 +21,8 @@ public struct RTMPMediaChunker: Sendable {
     /// The most bytes ``append(chunkStreamID:typeID:timestamp:streamID:prefix:payload:into:)`` adds for a message of
     /// `bodySize` bytes.
     public func maximumBytes(bodySize: Int) -> Int {
-        let chunks = max(1, (bodySize + chunkSize - 1) / chunkSize)
+        let size = max(1, chunkSize)
+        let chunks = max(1, (bodySize + size - 1) / size)
         return 16 + bodySize + (chunks - 1) * 5
     }
 

@@ -191,13 +191,10 @@ final class RTMPSession {
         try flush()
     }
 
-    /// What `message` adds to ``bytesSent``: a full 12-byte header with an extended timestamp,
-    /// and a 5-byte header for every further chunk, whatever librtmp actually compresses.
+    /// What `message` adds to ``bytesSent``: the most the chunker writes for it (a full header
+    /// with an extended timestamp, and 5 bytes for every further chunk), whatever it writes.
     func wireBytes(of message: FLVMessage) -> Int64 {
-        let size = Int64(message.bodySize)
-        let chunkSize = Int64(max(1, rtmp.pointee.m_outChunkSize))
-        let chunks = max(1, (size + chunkSize - 1) / chunkSize)
-        return 16 + size + (chunks - 1) * 5
+        Int64(chunker.maximumBytes(bodySize: message.bodySize))
     }
 
     // MARK: - Media
