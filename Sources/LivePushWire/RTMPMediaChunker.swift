@@ -26,11 +26,6 @@ public struct RTMPMediaChunker: Sendable {
         return 16 + bodySize + (chunks - 1) * 5
     }
 
-    /// Forgets what was written (a new connection starts every chunk stream with fmt 0).
-    public mutating func reset() {
-        for index in lastTimestamp.indices { lastTimestamp[index] = nil }
-    }
-
     /// Appends one message, `prefix` then `payload` as its body, to `out`.
     public mutating func append(chunkStreamID: Int, typeID: UInt8, timestamp: UInt32, streamID: UInt32,
                                 prefix: FLVTagPrefix, payload: [UInt8], into out: inout [UInt8]) {
