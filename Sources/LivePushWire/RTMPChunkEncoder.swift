@@ -50,29 +50,15 @@ public struct RTMPChunkEncoder: Sendable {
                 fmt = 3
             }
         }
-        let extended = field >= 0xFF_FFFF
-        let field24 = extended ? 0xFF_FFFF : field
-
         out.reserveCapacity(out.count + length + 18 + (length / max(chunkSize, 1)) * 8)
-        appendBasicHeader(fmt: fmt, csid: csid, into: &out)
-        if fmt <= 2 { append24(field24, into: &out) }
-        if fmt <= 1 {
-            append24(UInt32(length), into: &out)
-            out.append(message.typeID)
-        }
-        if fmt == 0 {
-            let s = message.streamID
-            out.append(UInt8(s & 0xFF)); out.append(UInt8((s >> 8) & 0xFF))
-            out.append(UInt8((s >> 16) & 0xFF)); out.append(UInt8(s >> 24))
-        }
-        if extended { append32(field, into: &out) }
+        RTMPChunkHeader.appendFirst(fmt: fmt, chunkStreamID: csid, timestampField: field, length: length,
+                                    typeID: message.typeID, streamID: message.streamID, into: &out)
 
         var offset = 0
         let size = max(chunkSize, 1)
         repeat {
             if offset > 0 {
-                appendBasicHeader(fmt: 3, csid: csid, into: &out)
-                if extended { append32(field, into: &out) }
+                RTMPChunkHeader.appendContinuation(chunkStreamID: csid, timestampField: field, into: &out)
             }
             let take = min(size, length - offset)
             out.append(contentsOf: message.payload[offset..<(offset + take)])
@@ -86,28 +72,5 @@ public struct RTMPChunkEncoder: Sendable {
             let newSize = Int(raw & 0x7FFF_FFFF)
             if newSize >= 1 { chunkSize = newSize }
         }
-    }
-
-    func appendBasicHeader(fmt: UInt8, csid: UInt32, into out: inout [UInt8]) {
-        if csid < 64 {
-            out.append(fmt << 6 | UInt8(csid))
-        } else if csid < 320 {
-            out.append(fmt << 6)
-            out.append(UInt8(csid - 64))
-        } else {
-            out.append(fmt << 6 | 1)
-            let v = csid - 64
-            out.append(UInt8(v & 0xFF))
-            out.append(UInt8(v >> 8))
-        }
-    }
-
-    @inline(__always) func append24(_ v: UInt32, into out: inout [UInt8]) {
-        out.append(UInt8((v >> 16) & 0xFF)); out.append(UInt8((v >> 8) & 0xFF)); out.append(UInt8(v & 0xFF))
-    }
-
-    @inline(__always) func append32(_ v: UInt32, into out: inout [UInt8]) {
-        out.append(UInt8(v >> 24)); out.append(UInt8((v >> 16) & 0xFF))
-        out.append(UInt8((v >> 8) & 0xFF)); out.append(UInt8(v & 0xFF))
     }
 }

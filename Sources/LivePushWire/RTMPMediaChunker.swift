@@ -32,7 +32,7 @@ public struct RTMPMediaChunker: Sendable {
         precondition((2..<64).contains(chunkStreamID), "media chunk stream ids are 2...63")
         let length = prefix.count + payload.count
         precondition(length <= 0xFF_FFFF, "RTMP message too large")
-        let basic = UInt8(chunkStreamID)
+        let csid = UInt32(chunkStreamID)
 
         var field = timestamp
         var fmt: UInt8 = 0
@@ -41,17 +41,8 @@ public struct RTMPMediaChunker: Sendable {
             field = timestamp - last
         }
         lastTimestamp[chunkStreamID] = timestamp
-        let extended = field >= 0xFF_FFFF
-
-        out.append(fmt << 6 | basic)
-        append24(extended ? 0xFF_FFFF : field, into: &out)
-        append24(UInt32(length), into: &out)
-        out.append(typeID)
-        if fmt == 0 {
-            // The message stream id is the one little-endian field of the header.
-            for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: streamID >> UInt32(shift))) }
-        }
-        if extended { append32(field, into: &out) }
+        RTMPChunkHeader.appendFirst(fmt: fmt, chunkStreamID: csid, timestampField: field, length: length,
+                                    typeID: typeID, streamID: streamID, into: &out)
 
         // The body, cut every `chunkSize` bytes by a fmt 3 header.
         var room = max(1, chunkSize)
@@ -62,8 +53,7 @@ public struct RTMPMediaChunker: Sendable {
         var offset = 0
         while offset < payload.count {
             if room == 0 {
-                out.append(3 << 6 | basic)
-                if extended { append32(field, into: &out) }
+                RTMPChunkHeader.appendContinuation(chunkStreamID: csid, timestampField: field, into: &out)
                 room = max(1, chunkSize)
             }
             let take = min(room, payload.count - offset)
@@ -71,16 +61,5 @@ public struct RTMPMediaChunker: Sendable {
             offset += take
             room -= take
         }
-    }
-
-    private func append24(_ value: UInt32, into out: inout [UInt8]) {
-        out.append(UInt8((value >> 16) & 0xFF))
-        out.append(UInt8((value >> 8) & 0xFF))
-        out.append(UInt8(value & 0xFF))
-    }
-
-    private func append32(_ value: UInt32, into out: inout [UInt8]) {
-        out.append(UInt8(value >> 24))
-        append24(value, into: &out)
     }
 }
