@@ -111,6 +111,11 @@ final class ChannelMetrics: Sendable {
         }
         lateness("livepush_channel", [id], stats.lateness, "handed to the outputs")
         gauge("livepush_channel_starts", [id], "Times the channel was started.", Double(channel.starts))
+        gauge("livepush_channel_next_attempt_seconds", [id],
+              "While the channel is reconnecting: seconds until its next attempt (else 0).",
+              Double(channel.nextAttemptIn?.nanosecondsValue ?? 0) / 1e9)
+        gauge("livepush_channel_last_error_code", [id], "The code of the channel's last error (0: none).",
+              Double(channel.lastError?.code.rawValue ?? 0))
         for (index, output) in Self.outputs(of: channel).enumerated() {  // labelled by position in the channel's list
             let labels = [id, ("output", String(index))]
             gauge("livepush_output_connected", labels, "1 while the output is connected.", output.connected ? 1 : 0)

@@ -216,6 +216,7 @@ struct ChannelsControlServer {
         case .file(let path, _): .object([("input", .string(path))])
         case .playout(let path): .object([("playout", .string(path))])
         }
+        let nextAttemptIn: JSONValue = channel.nextAttemptIn.map { .double(Double($0.nanosecondsValue) / 1e9) } ?? .null
         return .object([
             ("id", .string(channel.id)), ("state", .string(channel.status.rawValue)), ("source", source),
             ("outputs", .array(channel.outputs.enumerated().map { index, output in
@@ -225,6 +226,7 @@ struct ChannelsControlServer {
             ("entry", manager.channel(channel.id)?.playout?.currentEntry.map { .string($0.id) } ?? .null),
             ("stats", EventFormatter.json(channel.stats)),
             ("error", channel.lastError.map(EventFormatter.json) ?? .null),
+            ("nextAttemptIn", nextAttemptIn),
         ])
     }
 }

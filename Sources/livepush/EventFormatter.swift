@@ -27,6 +27,9 @@ enum EventFormatter {
             fields.append(("state", .string(state.description)))
         case .reconnectStarted(let attempt):
             fields.append(("attempt", .int(Int64(attempt))))
+        case .retryScheduled(let attempt, let delay, _):
+            fields.append(("attempt", .int(Int64(attempt))))
+            fields.append(("retryIn", .double(seconds(delay))))
         case .staleSession(let attempt, let waited, let retryIn):
             fields.append(("attempt", .int(Int64(attempt))))
             fields.append(("waited", .double(seconds(waited))))
@@ -167,6 +170,8 @@ enum EventFormatter {
             return "\(head) \(state)"
         case .reconnectStarted(let attempt):
             return "\(head) attempt \(attempt)"
+        case .retryScheduled(let attempt, let delay, let cause):
+            return "\(head) attempt \(attempt) in \(seconds(delay)) s, after \(cause.code.rawValue) [\(cause.code.hex)] \(cause.message)"
         case .staleSession(let attempt, let waited, let retryIn):
             return "\(head) the server still holds the previous session (attempt \(attempt), waited \(seconds(waited)) s); retrying in \(seconds(retryIn)) s"
         case .videoBitrateChanged(let from, let to):

@@ -43,8 +43,9 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("audio-bitrate"), help: "Audio bitrate in kbit/s when transcoding.")
     var audioBitrate: Int?
 
-    @Option(name: .customLong("retry-count"), help: "Reconnect attempts after a lost connection (0-100).")
-    var retryCount = 5
+    @Option(name: .customLong("retry-count"),
+            help: "Reconnect attempts after a lost connection (0-100), or 'forever': retry until stopped, the first connect too, waiting from --retry-interval doubling up to 30 s with jitter.")
+    var retryCount = RetryCountOption(value: 5)
 
     @Option(name: .customLong("retry-interval"), help: "Milliseconds before each reconnect attempt.")
     var retryInterval = 1000
@@ -107,7 +108,7 @@ struct PushCommand: AsyncParsableCommand {
         if let a = audioBitrate, a <= 0 { throw ValidationError("--audio-bitrate must be positive") }
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
         if file == "-" && loop.value != .once { throw ValidationError("--loop cannot be used with standard input (-): it can be read only once") }
-        if !(0...100).contains(retryCount) { throw ValidationError("--retry-count must be between 0 and 100") }
+        if retryCount.value != ReconnectPolicy.forever && !(0...100).contains(retryCount.value) { throw ValidationError("--retry-count must be between 0 and 100") }
         if authTTL <= 60 && authKey != nil { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
         if !(staleGrace >= 0 && staleGrace <= 86_400) { throw ValidationError("--stale-grace must be between 0 and 86400 seconds") }
         if retryInterval < 0 || sendTimeout <= 0 { throw ValidationError("--retry-interval and --send-timeout must be positive") }
@@ -117,7 +118,8 @@ struct PushCommand: AsyncParsableCommand {
         var config = PushConfig()
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.looping = loop.value
-        config.connectRetryCount = retryCount
+        if retryCount.value == ReconnectPolicy.forever { config.retryForever() }
+        config.connectRetryCount = retryCount.value
         config.connectRetryInterval = .milliseconds(retryInterval)
         config.staleSessionGrace = .milliseconds(Int64(staleGrace * 1000))
         config.recordPath = record
@@ -219,7 +221,7 @@ struct PushCommand: AsyncParsableCommand {
         if case .failed(let error) = pusher.state { throw fail(error) }
         if let retriesUsedUp {
             let code = fail(retriesUsedUp)
-            Console.error("livepush: gave up reconnecting after --retry-count \(retryCount) attempts "
+            Console.error("livepush: gave up reconnecting after --retry-count \(retryCount.value) attempts "
                           + "(--retry-interval \(retryInterval) ms) and --stale-grace \(staleGrace) s; raise them to keep trying longer\n")
             throw code
         }
@@ -275,6 +277,25 @@ struct LoopOption: ExpressibleByArgument {
     }
 
     var defaultValueDescription: String { "1" }
+}
+
+/// `--retry-count N` or `--retry-count forever`.
+struct RetryCountOption: ExpressibleByArgument {
+    let value: Int
+
+    init(value: Int) { self.value = value }
+
+    init?(argument: String) {
+        if argument == "forever" {
+            value = ReconnectPolicy.forever
+        } else if let n = Int(argument) {
+            value = n
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { "\(value)" }
 }
 
 /// Runs a handler on a signal instead of the default action.

@@ -43,9 +43,10 @@ final class FaultMatrixTests: XCTestCase {
         "rtmp://127.0.0.1:\(loopback.port)/live/\(stream)"
     }
 
-    /// The events of a push without stats and state changes.
+    /// The seed's callbacks, in order; `retryScheduled` (when and why the next attempt comes)
+    /// follows each `reconnectStarted` and is checked on its own.
     private func callbacks(_ run: PushRun) -> [String] {
-        run.eventNames.filter { $0 != "stats" }
+        run.eventNames.filter { $0 != "stats" && $0 != "retryScheduled" }
     }
 
     // MARK: - Connect-time faults: connectFailed with a specific code, no retry
@@ -198,8 +199,39 @@ final class FaultMatrixTests: XCTestCase {
         try await events.await("reconnectSucceeded") { $0.name == "reconnectSucceeded" }
         try await events.await("stopped") { $0.name == "stopped" }
         let names = await events.names.filter { $0 != "stats" && $0 != "stateChanged" }
-        XCTAssertEqual(names, ["pushStarted", "firstFramePushed", "connectionLost", "reconnectStarted", "reconnectStarted",
-                               "reconnectFailed", "sdkError", "reconnectStarted", "reconnectSucceeded", "stopped"])
+        // Each wait announces its attempt, and when and why it comes (`retryScheduled`); the
+        // manual reconnect is made at once, so it has no wait to announce.
+        XCTAssertEqual(names, ["pushStarted", "firstFramePushed", "connectionLost", "reconnectStarted", "retryScheduled",
+                               "reconnectStarted", "retryScheduled", "reconnectFailed", "sdkError", "reconnectStarted",
+                               "reconnectSucceeded", "stopped"])
+        XCTAssertEqual(pusher.state, .stopped)
+    }
+
+    /// `retryForever()` (a channel, `--retry-count forever`): a refused first connect is not the
+    /// end; each wait is announced with its cause, and the push publishes once the server takes it.
+    func testRetryForeverRetriesTheFirstConnectUntilTheServerTakesIt() async throws {
+        let loopback = try startLoopback(["refuse@conn=1-3"])
+        var config = config()
+        config.retryForever()
+        config.connectRetryInterval = .milliseconds(100)
+        let pusher = LivePusher(config: config)
+        let events = EventLog(pusher.events())
+        try pusher.start(file: TestMedia.path(.h264AAC), url: url(loopback, "forever"))
+        defer { try? pusher.stop() }
+        try await events.await("stopped") { $0.name == "stopped" }
+        let names = await events.names.filter { $0 != "stats" && $0 != "stateChanged" }
+        XCTAssertEqual(names, ["retryScheduled", "retryScheduled", "retryScheduled", "pushStarted", "firstFramePushed", "stopped"])
+        let waits = await events.all.compactMap { event -> (Int, Duration, LivePushError.Code)? in
+            if case .retryScheduled(let attempt, let delay, let cause) = event { (attempt, delay, cause.code) } else { nil }
+        }
+        XCTAssertEqual(waits.map(\.0), [1, 2, 3])
+        // The loopback's `refuse` accepts the TCP connection and closes it: the handshake fails.
+        XCTAssertEqual(Set(waits.map(\.2)), [.handshakeFailed])
+        // Doubling from 100 ms, each shortened by up to a quarter.
+        for (index, wait) in waits.enumerated() {
+            let full = Duration.milliseconds(100 << index)
+            XCTAssertTrue(wait.1 <= full && wait.1 >= full * 0.75, "wait \(index + 1): \(wait.1)")
+        }
         XCTAssertEqual(pusher.state, .stopped)
     }
 

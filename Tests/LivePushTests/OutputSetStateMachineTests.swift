@@ -14,6 +14,7 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .reconnectRequested: "reconnectRequested"
             case .reconnecting: "reconnecting"
             case .staleSession: "staleSession"
+            case .retryScheduled: "retryScheduled"
             case .reconnected: "reconnected"
             case .reconnectFailed: "reconnectFailed"
             case .network(let change): change == .poor ? "poor" : "recovered"

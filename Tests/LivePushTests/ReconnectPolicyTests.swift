@@ -23,6 +23,39 @@ final class ReconnectPolicyTests: XCTestCase {
         XCTAssertNil(ReconnectPolicy(maxAttempts: 0).delay(beforeAttempt: 1))
     }
 
+    func testForeverNeverRunsOutAndStaysCapped() {
+        let policy = ReconnectPolicy(maxAttempts: ReconnectPolicy.forever, interval: .seconds(1), backoff: 2, maxInterval: .seconds(30))
+        XCTAssertEqual((1...6).map { policy.delay(beforeAttempt: $0) },
+                       [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)])
+        XCTAssertEqual(policy.delay(beforeAttempt: 1_000_000_000), .seconds(30))
+        XCTAssertEqual(ReconnectPolicy(maxAttempts: ReconnectPolicy.forever).delay(beforeAttempt: Int.max - 1), .seconds(1),
+                       "a constant interval is not computed attempt by attempt")
+    }
+
+    func testJitterShortensEachWaitByUpToItsShareAndIsReplayable() {
+        let policy = ReconnectPolicy(maxAttempts: ReconnectPolicy.forever, interval: .seconds(1), backoff: 2,
+                                     maxInterval: .seconds(30), jitter: 0.25)
+        let stale = ReconnectStateMachine.StaleSessionPolicy(grace: .seconds(1), initialInterval: .seconds(1), maxInterval: .seconds(1))
+        func waits(seed: UInt64) -> [Duration] {
+            var m = ReconnectStateMachine(policy: policy, stale: stale, seed: seed)
+            var decisions = [m.begin(after: LivePushError(.connectionRefused))]
+            for _ in 0..<40 { decisions.append(m.attemptFailed(LivePushError(.connectionRefused), now: 0)) }
+            return decisions.map { decision in
+                guard case .retry(_, let delay) = decision else { XCTFail("\(decision)"); return .zero }
+                return delay
+            }
+        }
+        let first = waits(seed: 7)
+        XCTAssertEqual(first, waits(seed: 7))
+        XCTAssertNotEqual(first, waits(seed: 8))
+        for (index, wait) in first.enumerated() {
+            let full = policy.delay(beforeAttempt: index + 1)!
+            XCTAssertLessThanOrEqual(wait, full)
+            XCTAssertGreaterThanOrEqual(wait, full * 0.75)
+        }
+        XCTAssertGreaterThan(Set(first.suffix(30)).count, 20, "capped waits still differ, so channels do not come back in step")
+    }
+
     func testWhatIsRetryable() {
         XCTAssertTrue(ReconnectPolicy.isRetryable(LivePushError(.connectionRefused)))
         XCTAssertTrue(ReconnectPolicy.isRetryable(LivePushError(.sendDataTimeout)))

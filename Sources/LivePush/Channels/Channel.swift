@@ -23,6 +23,9 @@ public final class Channel: Sendable {
         public var lastError: LivePushError?
         /// Times the channel was started.
         public var starts: Int
+        /// While the channel waits to try again (``Status/reconnecting``): how long until its next
+        /// attempt, a reconnect of an output or a restart after its input failed.
+        public var nextAttemptIn: Duration?
     }
 
     /// One output of a channel.
@@ -49,6 +52,12 @@ public final class Channel: Sendable {
         var generation = 0
         /// The running push's output id of each output in `spec.outputs` (they differ once one is removed).
         var pushOutputIDs: [Int] = []
+        /// Monotonic µs of the next attempt while the channel waits for one.
+        var nextAttemptAt: Int64?
+        /// Restarts after a failure since the channel last published: they set the backoff.
+        var failedRestarts = 0
+        /// The restart waiting after a failure.
+        var restart: ConnectionWorkers.Ticket?
 
         var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
     }
@@ -78,8 +87,9 @@ public final class Channel: Sendable {
                           connected: pushID.map { $0 < state.connected.count && state.connected[$0] } ?? false,
                           reconnects: pushID.map { $0 < state.reconnects.count ? state.reconnects[$0] : 0 } ?? 0)
         }
+        let nextAttemptIn = state.status == .reconnecting ? state.nextAttemptAt.map { Duration.microseconds(max(0, $0 - monotonicMicroseconds())) } : nil
         return Snapshot(id: id, status: state.status, spec: state.spec, stats: pusher?.stats() ?? PushStats(), outputs: outputs,
-                        lastError: state.lastError, starts: state.starts)
+                        lastError: state.lastError, starts: state.starts, nextAttemptIn: nextAttemptIn)
     }
 
     /// The running playout channel's controls (nil for a file channel, or when stopped).
@@ -102,6 +112,8 @@ public final class Channel: Sendable {
         config.callbackQueue = Self.callbackQueue
         config.recordPath = spec.record
         config.recordKeepsExisting = true
+        // A 24/7 channel never gives up on its outputs, not even when its server is away at start.
+        config.retryForever()
         config.breaks.alternate = spec.alternate
         config.outputVideo = spec.outputVideo
         if case .file(_, let loop) = spec.source { config.looping = loop }
@@ -110,6 +122,9 @@ public final class Channel: Sendable {
                 throw LivePushError(.invalidState, "channel \(spec.id) is already running")
             }
             state.generation += 1
+            if let restart = state.restart { ConnectionWorkers.shared.cancel(restart) }
+            state.restart = nil
+            state.nextAttemptAt = nil
             state.status = .starting
             state.lastError = nil
             state.reconnects = Array(repeating: 0, count: spec.outputs.count)
@@ -161,6 +176,10 @@ public final class Channel: Sendable {
                 state.pusher = nil
                 state.playout = nil
                 state.status = .stopped
+                state.generation += 1  // a restart waiting after a failure is off
+                if let restart = state.restart { ConnectionWorkers.shared.cancel(restart) }
+                state.restart = nil
+                state.failedRestarts = 0
             }
             return state.pusher
         }
@@ -214,14 +233,22 @@ public final class Channel: Sendable {
             case .stateChanged(let pushState):
                 switch pushState {
                 case .connecting: state.status = .starting
-                case .pushing, .paused: state.status = .pushing
+                case .pushing, .paused:
+                    state.status = .pushing
+                    state.nextAttemptAt = nil
+                    state.failedRestarts = 0
                 case .reconnecting: state.status = .reconnecting
                 case .failed(let error):
-                    state.status = .failed
                     state.lastError = error
+                    scheduleRestart(&state, after: error)
                 case .stopped: if state.status != .stopped { state.status = .finished }
                 case .idle, .stopping: break
                 }
+            case .retryScheduled(_, let delay, let cause), .output(_, _, .retryScheduled(_, let delay, let cause)):
+                // Waiting to try again is not failing: the API and the metrics say so.
+                state.status = .reconnecting
+                state.lastError = cause
+                state.nextAttemptAt = monotonicMicroseconds() + delay.nanoseconds / 1000
             case .reconnectStarted where state.reconnects.count == 1:
                 state.reconnects[0] += 1
                 state.connected[0] = false
@@ -242,6 +269,41 @@ public final class Channel: Sendable {
         }
         guard current else { return }
         log(event)
+    }
+
+    /// A channel whose push failed (its input, or an output that cannot be retried) starts again
+    /// after a wait that doubles from 1 s up to 30 s, like its outputs' reconnects. Called with
+    /// the state locked.
+    private func scheduleRestart(_ state: inout Running, after error: LivePushError) {
+        let delay = Duration.seconds(min(30, 1 << min(state.failedRestarts, 5)))
+        state.failedRestarts += 1
+        state.status = .reconnecting
+        state.nextAttemptAt = monotonicMicroseconds() + delay.nanoseconds / 1000
+        let generation = state.generation
+        state.restart = ConnectionWorkers.shared.run(after: delay) { [weak self] in self?.restartAfterFailure(generation) }
+        logger.warning("channel failed; restarting", metadata: ["event": "channelRestartScheduled", "code": .stringConvertible(error.code.rawValue),
+                                                                "error": .string(error.message), "retryIn": .stringConvertible(delay.components.seconds)])
+    }
+
+    private func restartAfterFailure(_ generation: Int) {
+        lifecycle.withLock { _ in
+            let current = running.withLock { state -> (failed: LivePusher?, Bool) in
+                guard state.generation == generation, state.status == .reconnecting else { return (nil, false) }
+                state.restart = nil
+                defer {
+                    state.pusher = nil
+                    state.playout = nil
+                }
+                return (state.pusher, true)
+            }
+            guard current.1 else { return }
+            try? current.failed?.stop()
+            do throws(LivePushError) {
+                try startInTurn()
+            } catch {
+                running.withLock { scheduleRestart(&$0, after: error) }
+            }
+        }
     }
 
     private func log(_ event: PushEvent) {

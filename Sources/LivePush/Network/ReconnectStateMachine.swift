@@ -36,10 +36,13 @@ struct ReconnectStateMachine: Sendable {
     private var staleRejections = 0
     /// Monotonic µs of the first stale-session rejection in this episode.
     private var staleSince: Int64?
+    /// Draws the jitter; seeded, so that a test can replay the waits.
+    private var random: SplitMix64
 
-    init(policy: ReconnectPolicy, stale: StaleSessionPolicy) {
+    init(policy: ReconnectPolicy, stale: StaleSessionPolicy, seed: UInt64 = .random(in: 0...UInt64.max)) {
         self.policy = policy
         self.stale = stale
+        random = SplitMix64(seed: seed)
     }
 
     /// The first decision of an episode. Without an error (a requested reconnect: a manual
@@ -78,7 +81,9 @@ struct ReconnectStateMachine: Sendable {
             return .giveUp(error)
         }
         retries += 1
-        return .retry(attempt: retries, delay: delay)
+        guard policy.jitter > 0 else { return .retry(attempt: retries, delay: delay) }
+        let share = Double(random.next() >> 11) / Double(1 << 53)  // uniform in 0..<1
+        return .retry(attempt: retries, delay: delay * (1 - policy.jitter * share))
     }
 
     /// Whether a rejection means the server still holds a publisher of this stream: nginx-rtmp
@@ -88,5 +93,20 @@ struct ReconnectStateMachine: Sendable {
         guard error.code == .publishRejected, let detail = error.detail?.lowercased() else { return false }
         return ["already publishing", "already published", "already in use", "already exists", "being published"]
             .contains { detail.contains($0) }
+    }
+}
+
+/// A small seeded generator (Steele, Lea and Flood's SplitMix64): enough for jitter.
+struct SplitMix64: Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -68,6 +68,8 @@ struct OutputSetStateMachine: Sendable {
         case .reconnecting(let attempt):
             states[id] = .reconnecting
             if isSingle { decision.forward.append(.reconnecting(attempt: attempt)) }
+        case .retryScheduled:
+            if isSingle { decision.forward.append(signal) }
         case .staleSession(let attempt, let waited, let retryIn):
             if isSingle { decision.forward.append(.staleSession(attempt: attempt, waited: waited, retryIn: retryIn)) }
         case .reconnected(let url):

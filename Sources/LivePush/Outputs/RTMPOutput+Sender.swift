@@ -33,24 +33,124 @@ extension RTMPOutput {
         var firstFrameSent = false
     }
 
-    func runFirstConnect() {
-        let connection: RTMPSession
-        do {
-            connection = try connect()
-        } catch {
-            lock.withLock { stopRequested = true }
-            signal(.connectFailed(error))
-            return
-        }
-        lock.withLock {
-            connected = true
-            lock.broadcast()
-        }
-        signal(.published(url: connection.url.redacted))
+    /// One episode of connecting: the first connect, or reconnecting after a loss or a request.
+    /// Between two attempts it is a timer of the ``ConnectionWorkers``, not a thread.
+    struct ConnectEpisode {
+        var machine: ReconnectStateMachine
+        var resume: ResumeState
+        /// The first connect: success is `published`, and giving up (or, unless
+        /// `retriesFirstConnect`, any failure) is `connectFailed`.
+        let isFirst: Bool
+        /// The next attempt, while it waits.
+        var ticket: ConnectionWorkers.Ticket?
+        /// Out of retries: waiting for `reconnect()` or `stop()`.
+        var gaveUp = false
+    }
+
+    func startConnecting() {
         let resume = ResumeState(packetizer: FLVPacketizer(info: info),
                                  history: ResendHistory(limits: .init(fallbackWindow: fallbackUnconfirmedWindow),
                                                         hasVideo: info.video != nil))
-        publish(connection, resume)
+        lock.withLock { episode = ConnectEpisode(machine: makeReconnectMachine(), resume: resume, isFirst: true) }
+        schedule(after: .zero)
+    }
+
+    private func makeReconnectMachine() -> ReconnectStateMachine {
+        ReconnectStateMachine(
+            policy: ReconnectPolicy(maxAttempts: config.connectRetryCount, interval: config.connectRetryInterval,
+                                    backoff: config.connectRetryBackoff, maxInterval: config.connectRetryMaxInterval,
+                                    jitter: config.connectRetryJitter),
+            stale: .init(grace: config.staleSessionGrace,
+                         initialInterval: max(.milliseconds(250), min(config.connectRetryInterval, config.staleSessionMaxInterval)),
+                         maxInterval: config.staleSessionMaxInterval))
+    }
+
+    private func schedule(after delay: Duration) {
+        // A stop asked for while the last attempt ran is not kept waiting.
+        let delay = lock.withLock { stopRequested } ? .zero : delay
+        let ticket = ConnectionWorkers.shared.run(after: delay) { self.attempt() }
+        lock.withLock { if episode?.ticket == nil { episode?.ticket = ticket } }
+    }
+
+    /// One attempt, on a connection worker.
+    private func attempt() {
+        let stopped = lock.withLock {
+            episode?.ticket = nil
+            reconnectRequested = false
+            return stopRequested
+        }
+        if stopped { return finishAfterStop() }
+        do {
+            let connection = try connect()
+            let episode = lock.withLock {
+                connected = true
+                queue.isDisconnected = false
+                defer { self.episode = nil }
+                return self.episode!
+            }
+            signal(episode.isFirst ? .published(url: connection.url.redacted) : .reconnected(url: connection.url.redacted))
+            publish(connection, episode.resume)
+        } catch {
+            let (decision, isFirst) = lock.withLock { () -> (ReconnectStateMachine.Decision, Bool) in
+                let isFirst = self.episode!.isFirst
+                if isFirst && !config.retriesFirstConnect { return (.giveUp(error), true) }
+                return (self.episode!.machine.attemptFailed(error, now: monotonicMicroseconds()), isFirst)
+            }
+            follow(decision, after: error, isFirst: isFirst)
+        }
+    }
+
+    /// Carries out what the ``ReconnectStateMachine`` decided after `error`.
+    private func follow(_ decision: ReconnectStateMachine.Decision, after error: LivePushError?, isFirst: Bool) {
+        switch decision {
+        case .giveUp(let cause) where isFirst:
+            lock.withLock {
+                stopRequested = true
+                episode = nil
+            }
+            signal(.connectFailed(cause))
+        case .giveUp(let cause):
+            lock.withLock { episode?.gaveUp = true }
+            signal(.reconnectFailed(cause))
+            // A stop asked for meanwhile found no attempt waiting: it ends the episode now.
+            if lock.withLock({ stopRequested }) { schedule(after: .zero) }
+        case .retry(let attempt, let delay):
+            if !isFirst { signal(.reconnecting(attempt: attempt)) }
+            if let error { signal(.retryScheduled(attempt: attempt, delay: delay, cause: error)) }
+            schedule(after: delay)
+        case .awaitStaleSession(let attempt, let waited, let delay):
+            signal(.staleSession(attempt: attempt, waited: waited, retryIn: delay))
+            schedule(after: delay)
+        }
+    }
+
+    /// While the output connects, a stop or a reconnect request runs the waiting attempt now;
+    /// an episode that gave up starts again (a reconnect) or ends (a stop). False when no
+    /// episode runs: the output publishes, and its pump ends on the request.
+    func resumeEpisode(reconnect: Bool) -> Bool {
+        enum Step { case runNow(ConnectionWorkers.Ticket), restart, wait }
+        let step = lock.withLock { () -> Step? in
+            guard var current = episode else { return nil }
+            if let ticket = current.ticket { return .runNow(ticket) }
+            // An attempt is running; it looks at the stop when it ends.
+            guard current.gaveUp else { return .wait }
+            current.gaveUp = false
+            if !stopRequested { _ = current.machine.begin(after: nil) }
+            episode = current
+            return .restart
+        }
+        switch step {
+        case nil:
+            return false
+        case .runNow(let ticket):
+            ConnectionWorkers.shared.runNow(ticket)
+        case .restart:
+            if reconnect && !lock.withLock({ stopRequested }) { signal(.reconnecting(attempt: 1)) }
+            schedule(after: .zero)
+        case .wait:
+            break
+        }
+        return true
     }
 
     /// Hands a published connection to a send loop, the stream header first.
@@ -75,26 +175,38 @@ extension RTMPOutput {
                 self.signal(.finished)
             }
         case .reconnectRequested:
-            WorkerThread.start(name: "livepush.conn") {
+            ConnectionWorkers.shared.run {
                 ended.value.close(graceful: true)
                 self.signal(.reconnectRequested)
-                self.reconnectAndPublish(after: nil, ended.value.resume)
+                self.beginReconnecting(after: nil, ended.value.resume)
             }
         case .lost(let error):
             publishing.close(graceful: false)
             signal(.connectionLost(error))
-            WorkerThread.start(name: "livepush.conn") { self.reconnectAndPublish(after: error, ended.value.resume) }
+            beginReconnecting(after: error, publishing.resume)
         }
     }
 
-    private func reconnectAndPublish(after error: LivePushError?, _ resume: ResumeState) {
+    /// Starts reconnecting after a lost connection (`error`) or a requested reconnect (nil).
+    private func beginReconnecting(after error: LivePushError?, _ resume: ResumeState) {
         var resume = resume
-        guard let connection = reconnect(after: error, &resume) else { return finishAfterStop() }
-        publish(connection, resume)
+        let decision = lock.withLock {
+            reconnectRequested = false
+            connected = false
+            queue.isDisconnected = true
+            prepareResume(&resume)
+            episode = ConnectEpisode(machine: makeReconnectMachine(), resume: resume, isFirst: false)
+            return episode!.machine.begin(after: error)
+        }
+        follow(decision, after: error, isFirst: false)
     }
 
     private func finishAfterStop() {
-        lock.withLock { stopRequested = true }
+        lock.withLock {
+            stopRequested = true
+            episode = nil
+            queue.isDisconnected = false
+        }
         signal(.finished)
     }
 
@@ -126,48 +238,6 @@ extension RTMPOutput {
         Int64(2 * (config.socketSendBufferBytes ?? 2 * 1024 * 1024) + 8 * 1024 * 1024)
     }
 
-    /// Reconnects as ``ReconnectStateMachine`` decides; when it gives up, reports
-    /// `reconnectFailed` and waits for `reconnect()` or `stop()`. Nil when the push was stopped.
-    private func reconnect(after error: LivePushError?, _ resume: inout ResumeState) -> RTMPSession? {
-        var machine = ReconnectStateMachine(
-            policy: ReconnectPolicy(maxAttempts: config.connectRetryCount, interval: config.connectRetryInterval,
-                                    backoff: config.connectRetryBackoff),
-            stale: .init(grace: config.staleSessionGrace,
-                         initialInterval: max(.milliseconds(250), min(config.connectRetryInterval, config.staleSessionMaxInterval)),
-                         maxInterval: config.staleSessionMaxInterval))
-        lock.withLock {
-            reconnectRequested = false
-            connected = false
-            queue.isDisconnected = true
-            prepareResume(&resume)
-        }
-        defer { lock.withLock { queue.isDisconnected = false } }
-        var decision = machine.begin(after: error)
-        while true {
-            switch decision {
-            case .giveUp(let cause):
-                signal(.reconnectFailed(cause))
-                guard waitForManualReconnect() else { return nil }
-                decision = machine.begin(after: nil)
-                continue
-            case .retry(let attempt, let delay):
-                signal(.reconnecting(attempt: attempt))
-                guard sleep(delay) else { return nil }
-            case .awaitStaleSession(let attempt, let waited, let delay):
-                signal(.staleSession(attempt: attempt, waited: waited, retryIn: delay))
-                guard sleep(delay) else { return nil }
-            }
-            do {
-                let connection = try connect()
-                lock.withLock { connected = true }
-                signal(.reconnected(url: connection.url.redacted))
-                return connection
-            } catch {
-                decision = machine.attemptFailed(error, now: monotonicMicroseconds())
-            }
-        }
-    }
-
     /// Called with the lock held: decides where the new connection starts.
     private func prepareResume(_ resume: inout ResumeState) {
         let resend = resume.history.takeForResend()
@@ -179,27 +249,6 @@ extension RTMPOutput {
             resume.shift = OutputClock.resendOffset(lastSent: resume.lastSentDTS, step: step, first: first.dts)
         } else {
             queue.startAtKeyframe()
-        }
-    }
-
-    /// Waits `delay`; false when the push was stopped meanwhile. A reconnect request cuts it short.
-    private func sleep(_ delay: Duration) -> Bool {
-        let deadline = monotonicMicroseconds() + delay.nanoseconds / 1000
-        return lock.withLock {
-            while !stopRequested && !reconnectRequested {
-                let left = deadline - monotonicMicroseconds()
-                if left <= 0 { break }
-                lock.wait(timeout: .microseconds(left))
-            }
-            reconnectRequested = false
-            return !stopRequested
-        }
-    }
-
-    private func waitForManualReconnect() -> Bool {
-        lock.withLock {
-            while !stopRequested && !reconnectRequested { lock.wait() }
-            return !stopRequested
         }
     }
 }

@@ -1,6 +1,6 @@
 /// One RTMP destination of a push: its own bounded send queue and drop policy, its own
 /// connection and reconnect policy (stale sessions included), congestion detection and
-/// figures. The producer hands it packets stamped on the output clock; a connect thread
+/// figures. The producer hands it packets stamped on the output clock; a connection worker
 /// (`RTMPOutput+Sender.swift`) opens the ``RTMPSession``, and a shared ``SendLoop`` sends on it.
 ///
 /// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
@@ -15,6 +15,9 @@ final class RTMPOutput: @unchecked Sendable {
         /// A requested reconnect (`reconnect()`, a refreshed URL) closed the connection on purpose.
         case reconnectRequested
         case reconnecting(attempt: Int)
+        /// Attempt `attempt` is made in `delay`, after `cause` (the first connect, with
+        /// `retriesFirstConnect`, or a reconnect).
+        case retryScheduled(attempt: Int, delay: Duration, cause: LivePushError)
         /// A reconnect was rejected because the server still holds the previous publisher.
         case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
         case reconnected(url: String)
@@ -56,6 +59,8 @@ final class RTMPOutput: @unchecked Sendable {
     private var producerWaiting = false
     /// The send loop serving the published connection; nil while connecting.
     var loop: SendLoop?
+    /// While the output connects or reconnects: where that stands.
+    var episode: ConnectEpisode?
     /// Media queued (µs) past which the producer wakes a waiting sender without waiting itself:
     /// in real time two pacing batches (``PacingGate/batch``), in `--fast` mode a quarter of the
     /// queue, since nothing there waits on latency and each wake-up is two context switches
@@ -81,7 +86,7 @@ final class RTMPOutput: @unchecked Sendable {
 
     func start() {
         secondStartedAt = monotonicMicroseconds()
-        WorkerThread.start(name: "livepush.conn") { self.runFirstConnect() }
+        startConnecting()
     }
 
     /// Under the lock: marks the change; then the loop (or the connect thread) is woken.
@@ -98,12 +103,13 @@ final class RTMPOutput: @unchecked Sendable {
 
     func requestStop() {
         changeAndWake { stopRequested = true }
+        _ = resumeEpisode(reconnect: false)
     }
 
     /// Drops the current connection (if any) and connects again, now; also ends the wait
     /// after the automatic retries were used up.
     func requestReconnect() {
-        changeAndWake { reconnectRequested = true }
+        if !resumeEpisode(reconnect: true) { changeAndWake { reconnectRequested = true } }
     }
 
     /// The URL used for every later connect (a refreshed auth_key).

@@ -63,6 +63,7 @@ final class EventHub: Sendable {
         case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
         case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)
         case .staleSession(let attempt, let waited, _): d.network?.pusher(p, serverHoldsPreviousSession: attempt, waited: waited)
+        case .retryScheduled(let attempt, let delay, let cause): d.network?.pusher(p, retryScheduled: attempt, in: delay, after: cause)
         case .reconnectSucceeded: d.network?.pusherReconnectSucceeded(p)
         case .reconnectFailed(let e): d.network?.pusher(p, reconnectFailed: e)
         case .networkPoor: d.network?.pusherNetworkPoor(p)

@@ -30,6 +30,8 @@ extension LivePusher {
             emit(.reconnectStarted(attempt: attempt))
         case .staleSession(let attempt, let waited, let retryIn):
             emit(.staleSession(attempt: attempt, waited: waited, retryIn: retryIn))
+        case .retryScheduled(let attempt, let delay, let cause):
+            emit(.retryScheduled(attempt: attempt, delay: delay, cause: cause))
         case .reconnected:
             try? transition(.reconnected, emitting: [.reconnectSucceeded])
         case .reconnectFailed(let cause):
@@ -61,6 +63,7 @@ extension LivePusher {
         case .reconnectRequested, .finished: nil
         case .reconnecting(let attempt): .reconnectStarted(attempt: attempt)
         case .staleSession(let attempt, let waited, let retryIn): .staleSession(attempt: attempt, waited: waited, retryIn: retryIn)
+        case .retryScheduled(let attempt, let delay, let cause): .retryScheduled(attempt: attempt, delay: delay, cause: cause)
         case .reconnected: .reconnectSucceeded
         case .reconnectFailed(let cause): .reconnectFailed(LivePushError(.reconnectFailed, cause.message))
         case .network(.poor): .networkPoor

@@ -46,12 +46,32 @@ public struct PushConfig: Sendable {
     public var responseTimeout: Duration = .seconds(5)
     /// A write blocked this long fails the connection with `sendDataTimeout` (reference: 3000 ms).
     public var sendDataTimeout: Duration = .milliseconds(3000)
-    /// Reconnect attempts after a lost connection (reference: 5, range 0...100).
+    /// Reconnect attempts after a lost connection (reference: 5, range 0...100, or
+    /// ``ReconnectPolicy/forever``).
     public var connectRetryCount = 5
     /// Wait before each reconnect attempt (reference: 1000 ms).
     public var connectRetryInterval: Duration = .milliseconds(1000)
     /// Each later wait is the previous one times this (1 = constant, as in the reference).
     public var connectRetryBackoff: Double = 1
+    /// The longest wait between two attempts, however far the backoff has grown.
+    public var connectRetryMaxInterval: Duration = .seconds(30)
+    /// Each wait is shortened by a random part of up to this fraction (0...1; see ``ReconnectPolicy/jitter``).
+    public var connectRetryJitter: Double = 0
+    /// Whether a failed first connect is retried like a lost connection (with `retryScheduled`
+    /// events) rather than ending the push with `connectFailed`. Channels do; a push does with
+    /// `--retry-count forever`.
+    public var retriesFirstConnect = false
+
+    /// A 24/7 channel's retries: forever, from 1 s doubling up to 30 s, each wait shortened by
+    /// up to a quarter at random, and the first connect too (its server may still be starting).
+    public mutating func retryForever() {
+        connectRetryCount = ReconnectPolicy.forever
+        connectRetryInterval = .seconds(1)
+        connectRetryBackoff = 2
+        connectRetryMaxInterval = .seconds(30)
+        connectRetryJitter = 0.25
+        retriesFirstConnect = true
+    }
     /// After a silent path death the server may still hold our previous publisher and answer
     /// every reconnect "already publishing" until its own idle timeout (nginx-rtmp:
     /// `drop_idle_publisher`, else 60 s of read timeout plus its ping check). Such answers do not

@@ -37,6 +37,8 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     /// A reconnect was answered "already publishing": the server still holds the previous
     /// publisher. LivePush keeps trying for `staleSessionGrace` without spending retries.
     func pusher(_ pusher: LivePusher, serverHoldsPreviousSession attempt: Int, waited: Duration)
+    /// Attempt `attempt` is made in `delay`, after `cause` (see ``PushEvent/retryScheduled(attempt:delay:cause:)``).
+    func pusher(_ pusher: LivePusher, retryScheduled attempt: Int, in delay: Duration, after cause: LivePushError)
     /// With several outputs: what output `id` (its URL's position) reported; see ``PushEvent/output(id:url:_:)``.
     func pusher(_ pusher: LivePusher, output id: Int, url: String, event: PushEvent)
     func pusherReconnectSucceeded(_ pusher: LivePusher)
@@ -60,6 +62,7 @@ extension LivePusherNetworkDelegate {
     public func pusher(_ pusher: LivePusher, connectionLost error: LivePushError) {}
     public func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int) {}
     public func pusher(_ pusher: LivePusher, serverHoldsPreviousSession attempt: Int, waited: Duration) {}
+    public func pusher(_ pusher: LivePusher, retryScheduled attempt: Int, in delay: Duration, after cause: LivePushError) {}
     public func pusher(_ pusher: LivePusher, output id: Int, url: String, event: PushEvent) {}
     public func pusherReconnectSucceeded(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError) {}

@@ -25,6 +25,9 @@ public enum PushEvent: Sendable, Equatable {
     /// publisher (the old path died silently). LivePush retries in `retryIn` without spending
     /// `connectRetryCount`, until `staleSessionGrace` has passed since the first such answer.
     case staleSession(attempt: Int, waited: Duration, retryIn: Duration)
+    /// Attempt `attempt` will be made in `delay`, after `cause`: a reconnect, or a first connect
+    /// that failed with `retriesFirstConnect` (a channel whose server is away).
+    case retryScheduled(attempt: Int, delay: Duration, cause: LivePushError)
     case reconnectSucceeded
     case reconnectFailed(LivePushError)
     case networkPoor
@@ -79,7 +82,7 @@ public enum PushEvent: Sendable, Equatable {
     public var group: Group {
         switch self {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
-        case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .reconnectSucceeded, .reconnectFailed,
+        case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .retryScheduled, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
              .tokenWillExpire, .tokenExpired: .network
         case .systemError, .sdkError: .error
@@ -106,6 +109,7 @@ public enum PushEvent: Sendable, Equatable {
         case .connectionLost: "connectionLost"
         case .reconnectStarted: "reconnectStarted"
         case .staleSession: "staleSession"
+        case .retryScheduled: "retryScheduled"
         case .reconnectSucceeded: "reconnectSucceeded"
         case .reconnectFailed: "reconnectFailed"
         case .networkPoor: "networkPoor"
@@ -137,7 +141,8 @@ public enum PushEvent: Sendable, Equatable {
     public var error: LivePushError? {
         switch self {
         case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
-             .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e): e
+             .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e),
+             .retryScheduled(_, _, let e): e
         case .stateChanged(.failed(let e)): e
         case .output(_, _, let event): event.error
         case .playout(.entryFailed(_, let e)): e

@@ -82,7 +82,9 @@ final class NginxRTMPServer: @unchecked Sendable {
         onPublishURL: String? = nil,
         tlsCertificate: TestCertificateAuthority.ServerCertificate? = nil,
         dropIdlePublisher: Duration? = nil,
-        recordAppend: Bool = false
+        recordAppend: Bool = false,
+        port fixedPort: UInt16? = nil,
+        workerConnections: Int = 256
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: nginxPath) else { throw Failure.unavailable(nginxPath) }
         guard FileManager.default.fileExists(atPath: modulePath) else { throw Failure.unavailable(modulePath) }
@@ -98,13 +100,13 @@ final class NginxRTMPServer: @unchecked Sendable {
         for _ in 0..<3 {
             let port: UInt16, tlsPort: UInt16?
             do {
-                port = try Self.freeLoopbackPort()
+                port = try fixedPort ?? Self.freeLoopbackPort()
                 tlsPort = tlsCertificate != nil ? try Self.freeLoopbackPort() : nil
             } catch { lastError = error; continue }
             var config = Self.configuration(port: port, directory: directory.path, recordDirectory: recordDirectory.path,
                                             errorLogPath: errorLogPath, modulePath: modulePath,
                                             onPublishURL: onPublishURL, dropIdlePublisher: dropIdlePublisher,
-                                            recordAppend: recordAppend)
+                                            recordAppend: recordAppend, workerConnections: workerConnections)
             if let tlsPort, let certificate = tlsCertificate {
                 config = Self.tlsConfiguration(config, tlsPort: tlsPort, rtmpPort: port, modulePath: modulePath,
                                                certificate: certificate)
@@ -284,7 +286,8 @@ final class NginxRTMPServer: @unchecked Sendable {
 
     static func configuration(
         port: UInt16, directory: String, recordDirectory: String, errorLogPath: String, modulePath: String,
-        onPublishURL: String? = nil, dropIdlePublisher: Duration? = nil, recordAppend: Bool = false
+        onPublishURL: String? = nil, dropIdlePublisher: Duration? = nil, recordAppend: Bool = false,
+        workerConnections: Int = 256
     ) -> String {
         let user = geteuid() == 0 ? "user root;\n" : ""
         // nginx-rtmp asks this URL whether a publish is allowed (2xx: yes), passing the publish arguments.
@@ -305,7 +308,7 @@ final class NginxRTMPServer: @unchecked Sendable {
             load_module \(modulePath);
 
             events {
-                worker_connections 256;
+                worker_connections \(workerConnections);
             }
 
             rtmp {
