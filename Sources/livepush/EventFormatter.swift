@@ -46,6 +46,10 @@ enum EventFormatter {
             fields.append(("entry", json(entry)))
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             fields.append(("break", .string(name)))
+        case .input(.switched(let source)):
+            fields.append(("source", .string(source.rawValue)))
+        case .input(.primaryRetry(_, let retryIn)):
+            fields.append(("retryIn", .double(seconds(retryIn))))
         case .breaks(.cueReceived(let cue)):
             fields.append(("cue", .object([("id", cue.eventID.map { .int(Int64($0)) } ?? .null), ("out", .bool(cue.opensBreak)),
                                            ("spliceTime", .double(Double(cue.spliceTime) / 1e6))])))
@@ -186,6 +190,8 @@ enum EventFormatter {
             return "\(head) \(e.kind.rawValue) \(e.id) (\(e.source) \(e.inPoint)-\(e.outPoint) s)"
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             return "\(head) \(name)"
+        case .input(.primaryRetry(let error, let retryIn)):
+            return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message); retrying in \(seconds(retryIn)) s"
         case .breaks(.breakStarted(let o, let fill)):
             return "\(head) \(o.kind.rawValue) \(o.id), filled with \(fill)"
         case .breaks(let inner) where inner.opportunity != nil:

@@ -19,7 +19,7 @@ struct PushCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), or - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska).")
+    @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska), or a live feed's URL (rtmp(s)://, srt://, http(s)://, udp://, rtp://; see --backup).")
     var file: String
 
     @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name; several push the same stream to each (simulcast). Omit to use the embedded receiver.")
@@ -75,6 +75,9 @@ struct PushCommand: AsyncParsableCommand {
     @OptionGroup(title: "Cues, breaks and blackouts")
     var cues: CueOptions
 
+    @OptionGroup(title: "Live input (a URL as the input)")
+    var liveInput: LiveInputCLIOptions
+
     @Option(help: "Also write what is pushed to this local FLV file; it keeps recording while the network is down.")
     var record: String?
 
@@ -129,6 +132,7 @@ struct PushCommand: AsyncParsableCommand {
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
         video.apply(to: &config)
         music.apply(to: &config)
+        liveInput.apply(to: &config)
         serverTrust.apply(to: &config)
         cues.apply(to: &config)
         do {

@@ -63,7 +63,7 @@ final class ServerAwayTests: XCTestCase {
         let took = ContinuousClock.now - upAt
         XCTAssertEqual(published.count, channelCount,
                        "\(channelCount - published.count) channels had not published 30 s after nginx came up")
-        print("ServerAwayTests: \(published.count) channels published \(took) after nginx came up; at most \(threads.most) threads")
+        print("ServerAwayTests: \(published.count) channels published \(took) after nginx came up")
         let after = try await channelStates(base)
         XCTAssertEqual(after["failed"], 0, "\(after)")
 
@@ -71,6 +71,7 @@ final class ServerAwayTests: XCTestCase {
         let exit = await cli.awaitExit(timeout: .seconds(60))
         XCTAssertEqual(exit, 0, cli.standardError.suffix(2000).description)
         threads.stop()
+        print("ServerAwayTests: at most \(threads.most) threads, start to exit")
         XCTAssertGreaterThan(threads.samples, 10, "the thread count was sampled through the test")
         XCTAssertLessThanOrEqual(threads.most, 64, "the process had \(threads.most) threads at most")
     }

@@ -98,6 +98,9 @@ final class PushSession: @unchecked Sendable {
         didSet { for output in outputs { output.isURLExpired = isURLExpired } }
     }
 
+    /// A live input's figures, for ``PushStats/input``; set once before `start`.
+    var liveInputStats: (@Sendable () -> LiveInputStats)?
+
     func start(source: UncheckedTransfer<any MediaSource>) {
         startedAt = monotonicMicroseconds()
         for output in outputs { output.start() }
@@ -154,6 +157,7 @@ final class PushSession: @unchecked Sendable {
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
         stats.pipeline = stageFigures.stats
+        stats.input = liveInputStats?()
         return stats
     }
 

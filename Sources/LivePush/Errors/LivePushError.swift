@@ -66,6 +66,7 @@ extension LivePushError {
         case encoderUnavailable = 0x3003_0105
         case mediaReadFailed = 0x3003_0106
         case transcodeFailed = 0x3003_0107
+        case inputLost = 0x3003_0108
         // LivePush: raw-frame processing (0x300302xx)
         case filterFailed = 0x3003_0201
         case imageOpenFailed = 0x3003_0202
@@ -132,6 +133,7 @@ extension LivePushError {
             case .unsupportedCodec: "The media file uses a codec that can be neither copied nor decoded."
             case .encoderUnavailable: "The encoder needed for transcoding (H.264 or AAC) is not available."
             case .mediaReadFailed: "Reading the media file failed."
+            case .inputLost: "A live input delivered no media for its input timeout; the backup or the slate stands in while it is retried."
             case .transcodeFailed: "Decoding or re-encoding the media failed."
             case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
             case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."

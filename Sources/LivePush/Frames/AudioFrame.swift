@@ -57,4 +57,23 @@ public struct AudioFrame: @unchecked Sendable {
         let base = UnsafeMutableRawPointer(storage.frame.pointee.extended_data[index]!).assumingMemoryBound(to: Float.self)
         return try body(UnsafeMutableBufferPointer(start: base, count: sampleCount))
     }
+
+    /// Writes `count` samples per channel at `offset`, read from `planes` (one float buffer per
+    /// channel, as libswresample hands them out). Copies the samples first if they are shared.
+    mutating func replaceSamples(at offset: Int, fromPlanes planes: [UnsafePointer<Float>], count: Int) throws(LivePushError) {
+        precondition(planes.count == channels && offset >= 0 && offset + count <= sampleCount, "samples out of range")
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = try FrameStorage(referencing: storage.frame)
+        }
+        if !storage.isWritable { try storage.makeWritable() }
+        for (index, plane) in planes.enumerated() {
+            let base = UnsafeMutableRawPointer(storage.frame.pointee.extended_data[index]!).assumingMemoryBound(to: Float.self)
+            base.advanced(by: offset).update(from: plane, count: count)
+        }
+    }
+
+    /// Channel `index`'s samples from `offset` on, for reading while this frame lives.
+    func samples(ofChannel index: Int, from offset: Int) -> UnsafePointer<Float> {
+        UnsafeRawPointer(storage.frame.pointee.extended_data[index]!).assumingMemoryBound(to: Float.self).advanced(by: offset)
+    }
 }

@@ -19,7 +19,7 @@ final class AudioFileDecoder {
     private let packet: UnsafeMutablePointer<AVPacket>
     private var decoder: FFDecoder!
     private var streamIndex: Int32 = -1
-    private let interrupt: AudioIOInterrupt
+    private let interrupt: IOInterrupt
     private let timeout: Int64
     private var resampler: FFResampler?
     private var draining = false
@@ -31,7 +31,7 @@ final class AudioFileDecoder {
 
     /// Opens and probes `source`; throws `bgmOpenFailed` (missing, not audio, no decoder) or
     /// `bgmDownloadTimeout` (a network source that did not answer within `timeout`).
-    init(source: String, timeout: Duration, interrupt: AudioIOInterrupt) throws(LivePushError) {
+    init(source: String, timeout: Duration, interrupt: IOInterrupt) throws(LivePushError) {
         FF.quietLogging
         self.source = source
         self.interrupt = interrupt

@@ -60,6 +60,55 @@ final class FFDemuxer {
         }
     }
 
+    /// Opens a live input URL (``FFInputPolicy/liveProtocols(for:)``). Every blocking call runs
+    /// under `interrupt`, armed for `timeout`: a feed that does not answer (or a publisher that
+    /// is not there yet) ends in `mediaReadFailed` rather than a hang. The URL's secrets are
+    /// masked in every error.
+    init(url: String, timeout: Duration, interrupt: IOInterrupt) throws(LivePushError) {
+        FF.quietLogging
+        let name = Self.redacted(url)
+        path = name
+        isRegularFile = false
+        guard let protocols = FFInputPolicy.liveProtocols(for: url) else { throw LivePushError(.invalidURL, "\(name): not a live input URL") }
+        guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
+        packet = pkt
+        guard let ctx = avformat_alloc_context() else { throw LivePushError(.outOfMemory, "avformat_alloc_context") }
+        ctx.pointee.interrupt_callback = interrupt.callback
+        let micros = max(1000, timeout.nanoseconds / 1000)
+        var options = FFInputPolicy.options(protocols: protocols, playlists: url.lowercased().hasPrefix("http"))
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "rw_timeout", String(micros), 0)
+        // A live source is read as it comes: no buffering ahead beyond what probing needs.
+        av_dict_set(&options, "fflags", "nobuffer", 0)
+        interrupt.arm(micros: micros)
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        var rc = avformat_open_input(&opened, url, nil, &options)  // frees ctx on failure
+        guard rc >= 0, let opened else {
+            interrupt.disarm()
+            throw Self.liveFailure(rc, name, interrupt)
+        }
+        context = opened
+        opened.pointee.probesize = 1 << 20
+        opened.pointee.max_analyze_duration = Int64(AV_TIME_BASE)
+        interrupt.arm(micros: micros)
+        rc = avformat_find_stream_info(opened, nil)
+        interrupt.disarm()
+        guard rc >= 0 else { throw Self.liveFailure(rc, name, interrupt) }
+        refreshStreams()
+    }
+
+    /// A live input's URL as it may be shown: credentials and the stream name masked.
+    static func redacted(_ url: String) -> String {
+        Redaction.redactStreamKey(Redaction.redactURL(url))
+    }
+
+    private static func liveFailure(_ rc: Int32, _ name: String, _ interrupt: IOInterrupt) -> LivePushError {
+        if interrupt.didExpire || rc == livepush_averror(ETIMEDOUT) {
+            return LivePushError(.mediaReadFailed, "\(name): no media within the input timeout")
+        }
+        return LivePushError(.mediaReadFailed, "\(name): \(FF.describe(rc))")
+    }
+
     deinit {
         var p: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&p)

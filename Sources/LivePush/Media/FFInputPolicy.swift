@@ -30,10 +30,27 @@ enum FFInputPolicy {
     }()
 
     /// The options for an input opened through `protocols`; the caller frees them (`av_dict_free`).
-    static func options(protocols: String) -> OpaquePointer? {
+    /// `playlists`: an http(s) URL the user gave may be HLS, whose demuxer opens its segments
+    /// (through the same protocols).
+    static func options(protocols: String, playlists: Bool = false) -> OpaquePointer? {
         var options: OpaquePointer?
         av_dict_set(&options, "protocol_whitelist", protocols, 0)
-        av_dict_set(&options, "format_whitelist", formatWhitelist, 0)
+        av_dict_set(&options, "format_whitelist", playlists ? formatWhitelist + ",hls,applehttp" : formatWhitelist, 0)
         return options
+    }
+
+    /// The protocols a live input URL may use, by its scheme; nil when it is not a network
+    /// input LivePush reads (a path, or a scheme it does not take).
+    static func liveProtocols(for url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        switch url[..<colon].lowercased() {
+        case "rtmp": return "rtmp,tcp"
+        case "rtmps": return "rtmps,rtmp,tcp,tls"
+        case "srt": return "srt"
+        case "http", "https": return webProtocols
+        case "udp": return "udp"
+        case "rtp": return "rtp,udp"
+        default: return nil
+        }
     }
 }

@@ -163,14 +163,14 @@ extension RTMPOutput {
     }
 
     /// Called by the send loop when a connection's pump ended. A graceful close waits for the
-    /// server to close its side (``RTMPSession/close(graceful:lingering:)``), so it is done on a
-    /// thread of its own, like a reconnect: the loop never blocks.
+    /// server to close its side (``RTMPSession/close(graceful:lingering:)``), so it is done by a
+    /// worker (``ConnectionWorkers/closing``), like a reconnect: the loop never blocks.
     func pumpEnded(_ outcome: PumpOutcome, _ publishing: Publishing) {
         lock.withLock { loop = nil }
         let ended = UncheckedTransfer(value: publishing)
         switch outcome {
         case .drained, .stopped:
-            WorkerThread.start(name: "livepush.close") {
+            ConnectionWorkers.closing.run {
                 ended.value.close(graceful: true, drained: outcome.isDrained)
                 self.signal(.finished)
             }

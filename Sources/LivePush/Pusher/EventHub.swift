@@ -94,6 +94,7 @@ final class EventHub: Sendable {
         case .filterFailed(let name, let e): d.filter?.pusher(p, filterFailed: name, error: e)
         case .output(let id, let url, let event): d.network?.pusher(p, output: id, url: url, event: event)
         case .playout(let event): d.info?.pusher(p, playout: event)
+        case .input(let event): d.info?.pusher(p, input: event)
         case .breaks(let event): d.info?.pusher(p, breaks: event)
         }
     }

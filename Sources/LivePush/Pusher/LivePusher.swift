@@ -104,6 +104,13 @@ public final class LivePusher: Sendable {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
+        if FFInputPolicy.liveProtocols(for: path) != nil {
+            let live = try FailoverInput(url: path, options: config.liveInput, media: mediaOptions, mixer: stages.mixer) { [weak self] in
+                self?.emit(.input($0))
+            }
+            try start(source: UncheckedTransfer(value: live), stages: stages, urls: pushURLs, liveInputStats: { live.stats })
+            return
+        }
         let source = try MediaSourceFactory.open(path: path, options: mediaOptions, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
         try start(source: UncheckedTransfer(value: source), stages: stages, urls: pushURLs, breaks: breaks)
@@ -142,7 +149,8 @@ public final class LivePusher: Sendable {
     }
 
     func start(source: UncheckedTransfer<any MediaSource>, stages: FrameStages, urls: [PushURL],
-               sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil) throws(LivePushError) {
+               sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
+               liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let info = source.value.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
@@ -165,6 +173,7 @@ public final class LivePusher: Sendable {
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
+        newSession.liveInputStats = liveInputStats
         do {
             try transition(.start)
         } catch {

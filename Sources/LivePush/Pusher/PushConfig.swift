@@ -39,6 +39,8 @@ public struct PushConfig: Sendable {
     public var looping: Looping = .once
     /// How the file is read: stream copy or transcode, encoder bitrates.
     public var media = MediaSourceOptions()
+    /// A live (network) input's timeout, backup and fill (see ``FailoverInput``).
+    public var liveInput = LiveInputOptions()
 
     /// Upper bound for the TCP connect.
     public var connectTimeout: Duration = .seconds(5)

@@ -12,6 +12,8 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
     /// A playout channel's timeline moved on (entries, ad breaks, failures, changes).
     func pusher(_ pusher: LivePusher, playout event: PlayoutEvent)
+    /// A live input's primary was lost or came back, or another source went on air.
+    func pusher(_ pusher: LivePusher, input event: InputEvent)
     /// Cues, opportunities, resolvers, breaks and blackouts (``BreakEvent``).
     func pusher(_ pusher: LivePusher, breaks event: BreakEvent)
 }
@@ -25,6 +27,7 @@ extension LivePusherInfoDelegate {
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
     public func pusher(_ pusher: LivePusher, playout event: PlayoutEvent) {}
+    public func pusher(_ pusher: LivePusher, input event: InputEvent) {}
     public func pusher(_ pusher: LivePusher, breaks event: BreakEvent) {}
 }
 

@@ -74,6 +74,8 @@ public enum PushEvent: Sendable, Equatable {
     /// The channel's timeline moved on: an entry or an ad break started or ended, an entry
     /// failed and the slate stands in, or the running order changed.
     case playout(PlayoutEvent)
+    /// A live input's primary lost or back, and the source on air (info group; see ``FailoverInput``).
+    case input(InputEvent)
     /// Cues read from the input, opportunities, resolvers, breaks and blackouts (info group).
     case breaks(BreakEvent)
 
@@ -90,7 +92,7 @@ public enum PushEvent: Sendable, Equatable {
              .bgmDownloadTimeout: .bgm
         case .filterCreated, .filterDestroyed, .filterFailed: .filter
         case .output(_, _, let event): event.group
-        case .playout, .breaks: .info
+        case .playout, .breaks, .input: .info
         }
     }
 
@@ -133,6 +135,7 @@ public enum PushEvent: Sendable, Equatable {
         case .filterFailed: "filterFailed"
         case .output(_, _, let event): event.name
         case .playout(let event): event.name
+        case .input(let event): event.name
         case .breaks(let event): event.name
         }
     }
@@ -146,6 +149,7 @@ public enum PushEvent: Sendable, Equatable {
         case .stateChanged(.failed(let e)): e
         case .output(_, _, let event): event.error
         case .playout(.entryFailed(_, let e)): e
+        case .input(let event): event.error
         case .breaks(.cueRejected(let e)), .breaks(.opportunityFailed(_, let e)): e
         default: nil
         }

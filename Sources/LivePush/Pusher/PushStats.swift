@@ -22,6 +22,8 @@ public struct PushStats: Sendable, Equatable {
     public var queuedDuration: Int64 = 0
     /// What the raw-frame pipeline measured (zero for stream copy).
     public var pipeline = PipelineStats()
+    /// A live input's figures (nil for a file): the source on air, switches, filled slots.
+    public var input: LiveInputStats?
     /// With several outputs (simulcast): each one's figures. The figures above are then the
     /// first output's (and the source's).
     public var outputs: [OutputStats] = []

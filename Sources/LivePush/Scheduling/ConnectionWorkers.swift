@@ -10,8 +10,12 @@ import HeapModule
 /// their turn in the heap (an attempt to a dead host can block for its connect timeout, and
 /// it blocks only its own turn). A thread that has had nothing to do for ``idleExit`` exits.
 final class ConnectionWorkers: @unchecked Sendable {
-    /// Shared by every push in the process.
+    /// Shared by every push in the process: connects, and the waits between them.
     static let shared = ConnectionWorkers(maximumThreads: 16)
+    /// Graceful closes, which wait for the server to finish (at most the send timeout each):
+    /// a process stopping a thousand channels at once closes them sixteen at a time rather
+    /// than start a thread for each, and its closes never hold up a reconnect.
+    static let closing = ConnectionWorkers(maximumThreads: 16, name: "livepush.close")
 
     /// A scheduled job, to run it earlier (``runNow(_:)``) or drop it (``cancel(_:)``).
     struct Ticket: Hashable, Sendable {
@@ -27,6 +31,7 @@ final class ConnectionWorkers: @unchecked Sendable {
     static let idleExit: Int64 = 2_000_000
 
     let maximumThreads: Int
+    private let name: String
     private let lock = ConditionLock()
     private var heap = Heap<Entry>()
     /// The jobs not yet started, by ticket id; a heap entry whose job is gone (cancelled, or
@@ -38,8 +43,9 @@ final class ConnectionWorkers: @unchecked Sendable {
     /// Whether an idle thread sleeps until the first entry falls due (the others sleep until woken).
     private var timedSleeper = false
 
-    init(maximumThreads: Int) {
+    init(maximumThreads: Int, name: String = "livepush.conn") {
         self.maximumThreads = max(1, maximumThreads)
+        self.name = name
     }
 
     /// Runs `body` on one of the workers after `delay` (at once for zero).
@@ -88,7 +94,7 @@ final class ConnectionWorkers: @unchecked Sendable {
     private func startThread() {
         threads += 1
         idle += 1
-        WorkerThread.start(name: "livepush.conn") { self.runThread() }
+        WorkerThread.start(name: name) { self.runThread() }
     }
 
     private func runThread() {

@@ -1,10 +1,11 @@
 import CFFmpeg
 import Synchronization
 
-/// libavformat's interrupt callback for a BGM or effect source: aborts blocking I/O when
-/// the player is stopped, or when a network read makes no progress before its deadline
-/// (the download timeout). libavformat polls it while it waits on a socket.
-final class AudioIOInterrupt: Sendable {
+/// libavformat's interrupt callback for a network source (BGM, an effect, a live input):
+/// aborts blocking I/O when its reader is stopped, or when a network read makes no progress
+/// before its deadline (the download or input timeout). libavformat polls it while it waits
+/// on a socket.
+final class IOInterrupt: Sendable {
     private let deadline = Atomic<Int64>(.max)
     private let cancelled = Atomic<Bool>(false)
     private let expired = Atomic<Bool>(false)
@@ -38,7 +39,7 @@ final class AudioIOInterrupt: Sendable {
     var callback: AVIOInterruptCB {
         AVIOInterruptCB(callback: { opaque in
             guard let opaque else { return 0 }
-            return Unmanaged<AudioIOInterrupt>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+            return Unmanaged<IOInterrupt>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt() ? 1 : 0
         }, opaque: Unmanaged.passUnretained(self).toOpaque())
     }
 }

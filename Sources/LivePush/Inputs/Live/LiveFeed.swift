@@ -1,0 +1,228 @@
+import DequeModule
+
+/// The primary of a live input: a thread (`livepush.input`) that connects to the URL, decodes
+/// what arrives into frames at the channel's format, and holds them in a bounded jitter buffer
+/// for the ``FailoverInput``; and that connects again, with backoff, whenever the feed fails,
+/// ends or goes silent for the input timeout.
+///
+/// Nothing is read ahead beyond the buffer: its pace is the feed's. When the output takes
+/// frames more slowly than they arrive, the oldest beyond the cap are dropped and counted.
+/// The thread blocks in libavformat's reads (which have no other way to wait); it is the one
+/// thread a live input costs.
+final class LiveFeed: @unchecked Sendable {
+    /// What the output needs to decide a frame slot.
+    struct Status {
+        var lastArrival: Int64?
+        var steadySince: Int64?
+        var hasVideo: Bool
+    }
+
+    /// A gap longer than this between two frames restarts the feed's steady time.
+    static let steadyGap: Int64 = 500_000
+
+    let name: String
+    private let url: String
+    private let size: VideoSize
+    private let audioFormat: AudioFormat
+    private let options: LiveInputOptions
+    private let report: @Sendable (InputEvent) -> Void
+    private let frameDuration: Int64
+
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var video = Deque<VideoFrame>()
+    private var audio = Deque<AudioFrame>()
+    /// Samples of `audio.first` already taken.
+    private var audioOffset = 0
+    private var audioQueued = 0
+    private var lastArrival: Int64?
+    private var steadySince: Int64?
+    private var stopped = false
+    private var interrupt = IOInterrupt()
+    private var firstDemuxer: FFDemuxer?
+    private(set) var droppedFrames = 0
+    private(set) var connections = 0
+
+    /// `opened`: the demuxer the input's format was probed on (and the interrupt it was opened
+    /// with), used for the first connection.
+    init(url: String, name: String, opened: (FFDemuxer, IOInterrupt)?, size: VideoSize, frameRate: Double, audio: AudioFormat,
+         options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void) {
+        self.url = url
+        self.name = name
+        firstDemuxer = opened?.0
+        if let opened { interrupt = opened.1 }
+        self.size = size
+        audioFormat = audio
+        self.options = options
+        self.report = report
+        frameDuration = Int64(1_000_000 / max(1, frameRate))
+    }
+
+    func start() {
+        let transfer = UncheckedTransfer(value: self)
+        WorkerThread.start(name: "livepush.input") { transfer.value.run() }
+    }
+
+    /// Ends the thread: its blocking read is interrupted at once.
+    func stop() {
+        lock.withLock {
+            stopped = true
+            interrupt.cancel()
+            lock.broadcast()
+        }
+    }
+
+    var status: Status {
+        lock.withLock { Status(lastArrival: lastArrival, steadySince: steadySince, hasVideo: !video.isEmpty) }
+    }
+
+    /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
+    func awaitFirstPicture(timeout: Duration) {
+        let deadline = monotonicMicroseconds() + timeout.nanoseconds / 1000
+        lock.withLock {
+            while video.isEmpty && !stopped {
+                let left = deadline - monotonicMicroseconds()
+                if left <= 0 { return }
+                lock.wait(timeout: .microseconds(left))
+            }
+        }
+    }
+
+    /// The oldest picture waiting, if any. Beyond the jitter buffer's worth, the ones before the
+    /// newest are dropped: the output catches up rather than run ever later.
+    func takeVideo() -> VideoFrame? {
+        lock.withLock {
+            let keep = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
+            while video.count > 2 * keep {
+                video.removeFirst()
+                droppedFrames += 1
+            }
+            return video.popFirst()
+        }
+    }
+
+    /// `count` samples of sound: what the feed delivered, padded with silence when it has less.
+    func takeAudio(count: Int, timestamp: Int64) throws(LivePushError) -> AudioFrame {
+        var block = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
+                                   sampleCount: count, timestamp: timestamp)
+        // Taken under the lock, copied after it: the frames are values that share their samples.
+        let spans = lock.withLock { () -> [(frame: AudioFrame, from: Int, to: Int, count: Int)] in
+            let cap = 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count
+            while audioQueued > cap, let first = audio.popFirst() {
+                audioQueued -= first.sampleCount - audioOffset
+                audioOffset = 0
+            }
+            var spans: [(frame: AudioFrame, from: Int, to: Int, count: Int)] = []
+            var filled = 0
+            while filled < count, let first = audio.first {
+                let take = min(count - filled, first.sampleCount - audioOffset)
+                spans.append((first, audioOffset, filled, take))
+                filled += take
+                audioOffset += take
+                audioQueued -= take
+                if audioOffset == first.sampleCount {
+                    audio.removeFirst()
+                    audioOffset = 0
+                }
+            }
+            return spans
+        }
+        for span in spans {
+            let planes = (0..<audioFormat.channels).map { span.frame.samples(ofChannel: $0, from: span.from) }
+            try block.replaceSamples(at: span.to, fromPlanes: planes, count: span.count)
+        }
+        return block
+    }
+
+    /// Forgets what waits but the newest jitter buffer's worth: the primary goes on air again
+    /// (at the start, or back from the backup) with its pictures and its sound together.
+    func trimToJitterBuffer() {
+        lock.withLock {
+            let keepVideo = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
+            while video.count > keepVideo { video.removeFirst() }
+            let keepSamples = audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000)
+            while let first = audio.first, audioQueued - (first.sampleCount - audioOffset) >= keepSamples {
+                audio.removeFirst()
+                audioQueued -= first.sampleCount - audioOffset
+                audioOffset = 0
+            }
+        }
+    }
+
+    // MARK: - The reader thread
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func run() {
+        var failures = 0
+        while !isStopped {
+            let (interrupt, opened) = lock.withLock { () -> (IOInterrupt, FFDemuxer?) in
+                // A fresh one per connection: an expired deadline stays expired.
+                if firstDemuxer == nil { self.interrupt = IOInterrupt() }
+                if stopped { self.interrupt.cancel() }
+                defer { firstDemuxer = nil }
+                return (self.interrupt, firstDemuxer)
+            }
+            do throws(LivePushError) {
+                let demuxer: FFDemuxer
+                if let opened {
+                    demuxer = opened
+                } else {
+                    demuxer = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt)
+                }
+                let decoder = try FeedDecoder(demuxer: demuxer, size: size, audio: audioFormat)
+                lock.withLock { connections += 1 }
+                var frames: [FeedDecoder.Frame] = []
+                let timeout = max(1000, options.timeout.nanoseconds / 1000)
+                while !isStopped {
+                    interrupt.arm(micros: timeout)
+                    guard try decoder.decodeNext(into: &frames) else {
+                        throw LivePushError(.mediaReadFailed, "\(name): the feed ended")
+                    }
+                    if frames.isEmpty { continue }
+                    deliver(frames)
+                    frames.removeAll(keepingCapacity: true)
+                    failures = 0
+                }
+            } catch {
+                guard !isStopped else { break }
+                failures += 1
+                var delay = options.retryInterval
+                for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
+                lock.withLock { steadySince = nil }
+                report(.primaryRetry(error, retryIn: delay))
+                lock.withLock { if !stopped { lock.wait(timeout: delay) } }
+            }
+        }
+    }
+
+    private func deliver(_ frames: [FeedDecoder.Frame]) {
+        let now = monotonicMicroseconds()
+        lock.withLock {
+            if let last = lastArrival, now - last > Self.steadyGap { steadySince = nil }
+            if steadySince == nil { steadySince = now }
+            lastArrival = now
+            for frame in frames {
+                switch frame {
+                case .video(let picture):
+                    video.append(picture)
+                case .audio(let sound):
+                    audio.append(sound)
+                    audioQueued += sound.sampleCount
+                }
+            }
+            // The hard cap, whatever the output does: a second of pictures and of sound.
+            let maxVideo = max(2, Int(1_000_000 / frameDuration))
+            while video.count > maxVideo {
+                video.removeFirst()
+                droppedFrames += 1
+            }
+            let maxSamples = audioFormat.sampleRate
+            while audioQueued > maxSamples, let first = audio.popFirst() {
+                audioQueued -= first.sampleCount - audioOffset
+                audioOffset = 0
+            }
+            lock.broadcast()
+        }
+    }
+}

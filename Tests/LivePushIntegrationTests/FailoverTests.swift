@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// A live input with failover, against nginx: ffmpeg publishes a contribution feed (red, 300 Hz)
+/// to `live/feed`; `livepush push rtmp://…/live/feed rtmp://…/live/out --backup X.mp4` relays it.
+/// The feed dies about 7 s in and comes back 7 s later as a new publish with new timestamps.
+/// What nginx recorded of `live/out` is decoded: the feed, then the backup (lime, 1000 Hz), then
+/// the feed again, with no gap in the timestamps. Run in real time and in `--fast` mode: a live
+/// input is paced by its arrival in both.
+final class FailoverTests: NginxTestCase {
+    private let feed = PlayoutClip(name: "A", color: "red", luma: 81, tone: 300)
+    private let backup = PlayoutClip(name: "X", color: "lime", luma: 145, tone: 1000)
+
+    func testTheFeedDiesAndComesBackTheBackupFillsAndTheOutputStaysContinuous() async throws {
+        try await runFailover(fast: false)
+    }
+
+    func testTheSameInFastMode() async throws {
+        try await runFailover(fast: true)
+    }
+
+    private func publishFeed(_ path: String) throws -> RunningCLI {
+        try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", path,
+                                                       "-c", "copy", "-f", "flv", server.url(stream: "feed")])
+    }
+
+    /// Waits (bounded) until nginx has taken `count` publishes of `stream`.
+    private func awaitPublishes(_ stream: String, count: Int, timeout: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while server.errorLog.components(separatedBy: "publish: name='\(stream)'").count - 1 < count {
+            guard ContinuousClock.now < deadline else { throw TimeoutError(what: "publish \(count) of \(stream)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func runFailover(fast: Bool) async throws {
+        let feedPath = try feed.make(in: dir, seconds: 4)
+        let backupPath = try backup.make(in: dir, seconds: 3)
+        var publisher = try publishFeed(feedPath)
+        defer { kill(publisher.processIdentifier, SIGKILL) }
+        try await awaitPublishes("feed", count: 1)
+        let feedStarted = ContinuousClock.now
+
+        let cli = try RunningCLI(["push", server.url(stream: "feed"), server.url(stream: "out"), "--backup", backupPath,
+                                  "--input-timeout", "2", "--json"] + (fast ? ["--fast"] : []))
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let started = await cli.awaitLine { $0.contains("\"pushStarted\"") }
+        XCTAssertNotNil(started, "never published: \(cli.standardError)")
+
+        // The feed dies about 7 s in: the backup must be on air within the input timeout.
+        try await Task.sleep(for: .seconds(7) - (ContinuousClock.now - feedStarted))
+        kill(publisher.processIdentifier, SIGKILL)
+        let died = ContinuousClock.now
+        let toBackup = await cli.awaitLine(timeout: .seconds(10)) { $0.contains("\"switchedToBackup\"") }
+        XCTAssertNotNil(toBackup, "the backup never went on air: \(cli.output.suffix(10))")
+        XCTAssertLessThan(ContinuousClock.now - died, .seconds(4), "the switch took longer than the 2 s timeout allows")
+
+        // It comes back 7 s later, as a new publish with new timestamps.
+        try await Task.sleep(for: .seconds(7) - (ContinuousClock.now - died))
+        publisher = try publishFeed(feedPath)
+        try await awaitPublishes("feed", count: 2)
+        let toPrimary = await cli.awaitLine(timeout: .seconds(20)) { $0.contains("\"switchedToPrimary\"") }
+        XCTAssertNotNil(toPrimary, "the output never went back to the feed: \(cli.output.suffix(10))")
+        try await Task.sleep(for: .seconds(3))
+
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let events = cli.output.compactMap { line -> [String: Any]? in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+        let names = events.compactMap { $0["event"] as? String }.filter { ["inputLost", "switchedToBackup", "inputRecovered", "switchedToPrimary"].contains($0) }
+        XCTAssertEqual(names, ["inputLost", "switchedToBackup", "inputRecovered", "switchedToPrimary"])
+        let lost = events.first { $0["event"] as? String == "inputLost" }
+        XCTAssertEqual((lost?["error"] as? [String: Any])?["code"] as? Int, 805_503_240, "inputLost's code")
+        XCTAssertFalse(cli.output.joined().contains("live/feed"), "the feed's stream name is masked")
+
+        // What nginx recorded: A, then X, then A again; a moment of black only before the first picture.
+        let recording = try await server.awaitRecording(stream: "out")
+        let played = try PlayoutRecording(path: recording, frameRate: 25, clips: [feed, backup, .slate])
+        let segments = played.segments.filter { $0.frames > 2 }
+        XCTAssertEqual(segments.map(\.name).drop { $0 == "slate" }, ["A", "X", "A"], "\(played.segments)")
+        let starts = played.starts
+        if let x = played.segments.firstIndex(where: { $0.name == "X" }), let back = played.segments.lastIndex(where: { $0.name == "A" }),
+           back > x {
+            XCTAssertGreaterThan(played.audio.level(backup.tone, from: starts[x] + 1, to: starts[x] + 2), 0.02, "X's tone under X")
+            XCTAssertGreaterThan(played.audio.level(feed.tone, from: starts[back] + 0.5, to: starts[back] + 1.5), 0.02, "A's tone under A again")
+            XCTAssertLessThan(played.audio.level(feed.tone, from: starts[x] + 1, to: starts[x] + 2), 0.01, "no A under X")
+        }
+        func largestStep(_ times: [Double]) -> Double {
+            zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
+        }
+        let video = played.probe.videoPackets.compactMap(\.dtsTime)
+        let audio = played.probe.audioPackets.compactMap(\.dtsTime)
+        print("FailoverTests(\(fast ? "fast" : "real time")): \(played.segments); largest steps: video \(largestStep(video)) s, audio \(largestStep(audio)) s")
+        XCTAssertGreaterThan(video.count, 25 * 15, "about 17 s or more of pictures")
+        XCTAssertLessThanOrEqual(largestStep(video), 0.1, "a gap in the video timestamps")
+        XCTAssertLessThanOrEqual(largestStep(audio), 0.06, "a gap in the audio timestamps")
+        XCTAssertTrue(zip(video, video.dropFirst()).allSatisfy { $1 > $0 }, "video timestamps go back")
+    }
+}
