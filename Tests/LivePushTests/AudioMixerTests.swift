@@ -191,7 +191,7 @@ final class AudioMixerTests: XCTestCase {
 final class AudioSourceSecretsTests: XCTestCase {
     private func openError(_ source: String) -> LivePushError? {
         do {
-            _ = try AudioFileDecoder(source: source, timeout: .milliseconds(500), interrupt: AudioIOInterrupt())
+            _ = try AudioFileDecoder(source: source, timeout: .milliseconds(500), interrupt: IOInterrupt())
             return nil
         } catch {
             return error

@@ -35,7 +35,7 @@ final class AudioStreamPlayer: @unchecked Sendable {
     let isNetwork: Bool
     private let timeout: Duration
     private let onNotice: @Sendable (Notice) -> Void
-    private let interrupt = AudioIOInterrupt()
+    private let interrupt = IOInterrupt()
     private let lock = ConditionLock()
 
     /// Longest a mix call waits for a local decoder that is behind.
