@@ -116,6 +116,14 @@ final class ChannelMetrics: Sendable {
               Double(channel.nextAttemptIn?.nanosecondsValue ?? 0) / 1e9)
         gauge("livepush_channel_last_error_code", [id], "The code of the channel's last error (0: none).",
               Double(channel.lastError?.code.rawValue ?? 0))
+        if let input = stats.input {
+            for source in LiveInputSource.allCases {
+                gauge("livepush_channel_input_on_air", [id, ("source", source.rawValue)],
+                      "1 for what a live input's channel shows: its feed (primary), the backup or the slate.", input.onAir == source ? 1 : 0)
+            }
+            counter("livepush_channel_input_switches_total", [id], "Switches between a live input's feed, backup and slate.", input.switches)
+            counter("livepush_channel_input_filled_frames_total", [id], "Frame slots the live feed was late for (filled).", input.filledFrames)
+        }
         for (index, output) in Self.outputs(of: channel).enumerated() {  // labelled by position in the channel's list
             let labels = [id, ("output", String(index))]
             gauge("livepush_output_connected", labels, "1 while the output is connected.", output.connected ? 1 : 0)

@@ -92,7 +92,7 @@ struct ChannelsCommand: AsyncParsableCommand {
         }
         for await _ in stopped.stream { break }
         logger.info("stopping", metadata: ["event": "stopping"])
-        manager.stopAll()
+        await manager.stopAllAndWait()
         server?.cancel()
         let failed = manager.list.filter { $0.snapshot.status == .failed }
         if !failed.isEmpty && settings.control == nil { throw ExitCode(2) }

@@ -169,6 +169,35 @@ final class PlayoutTests: NginxTestCase {
                           "silence under the slate")
     }
 
+    /// Live ingest: an entry whose source is a feed's URL plays the feed for its slot, at the
+    /// channel's format, between two files; a feed that does not answer is a failed entry, and the
+    /// slate fills its slot.
+    func testALiveEntryPlaysTheFeedForItsSlotAndAnUnansweredOneIsTheSlate() async throws {
+        try makeClips()
+        let feed = try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i",
+                                                                  dir.appendingPathComponent("X.mp4").path, "-c", "copy", "-f", "flv",
+                                                                  server.url(stream: "feedx")])
+        defer { kill(feed.processIdentifier, SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !server.errorLog.contains("publish: name='feedx'") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let schedule = try writeSchedule("""
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 2},
+                       {"id": "live", "source": "\(server.url(stream: "feedx"))", "in": 0, "out": 4},
+                       {"id": "b", "source": "B.mp4", "in": 0, "out": 2},
+                       {"id": "away", "source": "\(server.url(stream: "nobody"))", "in": 0, "out": 2},
+                       {"id": "y", "source": "Y.mp4", "in": 0, "out": 1} ] }
+        """)
+        let result = try playout(schedule, stream: "live", extra: [])
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        XCTAssertEqual(startedEntries(result), ["a", "live", "b", "away", "y"])
+        let failed = events(result).filter { $0["event"] as? String == "entryFailed" }.compactMap { ($0["entry"] as? [String: Any])?["id"] as? String }
+        XCTAssertEqual(failed, ["away"])
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "live"), frameRate: 25)
+        Self.check(recording, against: [(.a, 2), (.x, 4), (.b, 2), (.slate, 2), (.y, 1)], tolerance: 2)
+    }
+
     func testClipsOfOtherSizesRatesAndCodecsAreEncodedToTheChannelsFormat() async throws {
         try PlayoutClip.a.make(in: dir, seconds: 4, size: "640x360", rate: 30, sampleRate: 48_000,
                                codecs: ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-c:a", "libopus"], ext: "mkv")

@@ -36,6 +36,18 @@ final class ChannelsConfigTests: XCTestCase {
         XCTAssertTrue(config.channels.allSatisfy(\.autostart))
     }
 
+    func testALiveInputTakesItsBackupFillAndTimeout() throws {
+        let config = try parse("""
+        {"channels": [{"id": "live", "input": "rtmp://ingest/live/feed", "backup": "show.mp4", "inputLoss": "black",
+                       "inputTimeout": 1.5, "outputs": ["rtmp://host/app/s0"]}]}
+        """)
+        let channel = try XCTUnwrap(config.channels.first)
+        XCTAssertEqual(channel.source, .live(url: "rtmp://ingest/live/feed"))
+        XCTAssertEqual(channel.liveInput.backup, dir.appendingPathComponent("show.mp4").path)
+        XCTAssertEqual(channel.liveInput.loss, .black)
+        XCTAssertEqual(channel.liveInput.timeout, .milliseconds(1500))
+    }
+
     func testAnOutputMayBeAnObjectWithARenditionOfItsOwn() throws {
         let config = try parse("""
         {"channels": [{"id": "c0", "input": "show.mp4",
@@ -84,6 +96,11 @@ final class ChannelsConfigTests: XCTestCase {
             (#"{"channels": [{"id": "x", "input": "show.mp4", "outputs": ["rtmp://h/a/s"], "autostart": "yes"}]}"#, #"field "autostart""#),
             (#"{"channels": [{"id": "x", "input": "show.mp4", "outputs": ["rtmp://h/a/s"]}], "extra": 1}"#, #"field "extra""#),
             (#"{"token": "", "channels": []}"#, #"field "token""#),
+            (#"{"channels": [{"id": "x", "input": "show.mp4", "backup": "show.mp4", "outputs": ["rtmp://h/a/s"]}]}"#, #"channel "x", field "backup""#),
+            (#"{"channels": [{"id": "x", "input": "srt://h:9000", "loop": 2, "outputs": ["rtmp://h/a/s"]}]}"#, #"channel "x", field "loop""#),
+            (#"{"channels": [{"id": "x", "input": "srt://h:9000", "inputLoss": "freeze", "outputs": ["rtmp://h/a/s"]}]}"#, #"field "inputLoss""#),
+            (#"{"channels": [{"id": "x", "input": "srt://h:9000", "inputTimeout": 0, "outputs": ["rtmp://h/a/s"]}]}"#, #"field "inputTimeout""#),
+            (#"{"channels": [{"id": "x", "input": "srt://h:9000", "backup": "gone.mp4", "outputs": ["rtmp://h/a/s"]}]}"#, #"field "backup""#),
         ]
         for (json, expected) in cases {
             XCTAssertThrowsError(try parse(json), json) { error in

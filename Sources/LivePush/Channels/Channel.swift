@@ -58,6 +58,8 @@ public final class Channel: Sendable {
         var failedRestarts = 0
         /// The restart waiting after a failure.
         var restart: ConnectionWorkers.Ticket?
+        /// Reads the running push's events; it ends after the push's final `stopped`.
+        var observer: Task<Void, Never>?
 
         var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
     }
@@ -117,6 +119,7 @@ public final class Channel: Sendable {
         config.breaks.alternate = spec.alternate
         config.outputVideo = spec.outputVideo
         if case .file(_, let loop) = spec.source { config.looping = loop }
+        config.liveInput = spec.liveInput
         let generation = try running.withLock { state throws(LivePushError) -> Int in
             if state.pusher != nil, state.status != .failed, state.status != .finished, state.status != .stopped {
                 throw LivePushError(.invalidState, "channel \(spec.id) is already running")
@@ -135,15 +138,19 @@ public final class Channel: Sendable {
         }
         let pusher = LivePusher(config: config)
         let events = pusher.events()
-        Task.detached { [weak self] in
+        let observer = Task.detached { [weak self] in
             for await event in events { self?.observe(event, generation: generation) }
         }
+        running.withLock { $0.observer = observer }
         do throws(LivePushError) {
             let urls = spec.outputs
             switch spec.source {
             case .file(let path, _):
                 if urls.isEmpty { throw LivePushError(.invalidURL, "a file channel needs at least one output") }
                 try pusher.start(file: path, urls: urls)
+                running.withLock { $0.pusher = pusher }
+            case .live(let url):
+                try pusher.start(file: url, urls: urls)
                 running.withLock { $0.pusher = pusher }
             case .playout(let schedulePath):
                 let schedule = try PlayoutSchedule(contentsOfFile: schedulePath)
@@ -170,7 +177,21 @@ public final class Channel: Sendable {
         lifecycle.withLock { _ in stopInTurn() }
     }
 
-    private func stopInTurn() {
+    /// Stops the channel's push and returns once it has ended: the server was told, and the
+    /// recording has its duration (a process that exits sooner leaves neither).
+    public func stopAndWait() async {
+        let (pusher, observer) = lifecycle.withLock { _ in
+            let pusher = stopInTurn()
+            return (pusher, running.withLock { $0.observer })
+        }
+        // The push reports its end (and ends its events) only while something holds it.
+        await observer?.value
+        withExtendedLifetime(pusher) {}
+    }
+
+    /// Returns the push it stopped, to keep it alive until it has ended: its events stop with it.
+    @discardableResult
+    private func stopInTurn() -> LivePusher? {
         let pusher = running.withLock { state -> LivePusher? in
             defer {
                 state.pusher = nil
@@ -185,6 +206,7 @@ public final class Channel: Sendable {
         }
         try? pusher?.stop()
         if pusher != nil { logger.info("channel stopped", metadata: ["event": "channelStopped"]) }
+        return pusher
     }
 
     public func restart() throws(LivePushError) {

@@ -29,6 +29,32 @@ public final class ChannelManager: Sendable {
         for channel in list { channel.stop() }
     }
 
+    /// Stops every channel and waits, up to `timeout`, until their pushes have ended (each
+    /// closes gracefully and finishes its recording); the channels stop side by side. A push
+    /// that does not end in time is left behind: the process is stopping.
+    public func stopAllAndWait(timeout: Duration = .seconds(10)) async {
+        let channels = list
+        let stops = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for channel in channels { group.addTask { await channel.stopAndWait() } }
+            }
+        }
+        let resumed = Mutex(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeOnce: @Sendable () -> Void = {
+                if resumed.withLock({ done in defer { done = true }; return !done }) { continuation.resume() }
+            }
+            Task {
+                await stops.value
+                resumeOnce()
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                resumeOnce()
+            }
+        }
+    }
+
     public var list: [Channel] {
         let ids = order.withLock { $0 }
         return channels.withLock { table in ids.compactMap { table[$0] } }

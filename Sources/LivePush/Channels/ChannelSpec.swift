@@ -5,6 +5,8 @@ public struct ChannelSpec: Sendable, Equatable {
         case file(path: String, loop: PushConfig.Looping)
         /// A playout schedule (JSON, see ``PlayoutSchedule``).
         case playout(schedulePath: String)
+        /// A live feed's URL, with failover (``liveInput``; see ``FailoverInput``).
+        case live(url: String)
     }
 
     /// `[A-Za-z0-9_.-]`, 1 to 64 characters: it names the channel in the API, metrics and logs.
@@ -21,6 +23,8 @@ public struct ChannelSpec: Sendable, Equatable {
     public var alternate: String?
     /// Started with the process (else on a start request).
     public var autostart: Bool
+    /// A live input's backup, fill and timeout (`"backup"`, `"inputLoss"`, `"inputTimeout"`).
+    public var liveInput = LiveInputOptions()
 
     public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],
                 record: String? = nil, alternate: String? = nil, autostart: Bool = true) {

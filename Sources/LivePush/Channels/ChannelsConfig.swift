@@ -107,7 +107,8 @@ extension ChannelSpec {
         guard case .string(let id) = object["id"], ChannelSpec.isValidID(id) else {
             throw refuse(name, "id", "is missing or not 1-64 characters of A-Z a-z 0-9 _ . -")
         }
-        let known = ["id", "input", "playout", "loop", "outputs", "record", "alternate", "autostart"]
+        let known = ["id", "input", "playout", "loop", "outputs", "record", "alternate", "autostart", "backup", "inputLoss",
+                     "inputTimeout"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw refuse(id, unknown, "is not a channel field (\(known.joined(separator: ", ")))")
         }
@@ -133,7 +134,11 @@ extension ChannelSpec {
         case .number(let n) where n == n.rounded() && n >= 1 && n < 1e9: loop = .times(Int(n))
         default: throw refuse(id, "loop", "must be a whole number of passes (1 or more) or \"forever\"")
         }
-        switch (try readable("input"), try readable("playout")) {
+        let liveURL = try text("input").flatMap { FFInputPolicy.liveProtocols(for: $0) != nil ? $0 : nil }
+        switch (liveURL == nil ? try readable("input") : liveURL, try readable("playout")) {
+        case (let url?, nil) where liveURL != nil:
+            if object["loop"] != nil { throw refuse(id, "loop", "a live input is not looped") }
+            source = .live(url: url)
         case (let input?, nil):
             source = .file(path: input, loop: loop)
         case (nil, let schedule?):
@@ -171,6 +176,20 @@ extension ChannelSpec {
             record = nil
         }
         alternate = try readable("alternate")
+        if liveURL == nil, let field = ["backup", "inputLoss", "inputTimeout"].first(where: { object[$0] != nil }) {
+            throw refuse(id, field, "belongs to a live input (an rtmp://, srt://, http(s)://, udp:// or rtp:// input)")
+        }
+        liveInput.backup = try readable("backup")
+        switch object["inputLoss"] {
+        case nil: break
+        case .string(let value) where InputLossFill(rawValue: value) != nil: liveInput.loss = InputLossFill(rawValue: value)!
+        default: throw refuse(id, "inputLoss", "must be \"repeat\", \"black\" or \"slate\"")
+        }
+        switch object["inputTimeout"] {
+        case nil: break
+        case .number(let seconds) where seconds > 0 && seconds <= 3600: liveInput.timeout = .milliseconds(Int64(seconds * 1000))
+        default: throw refuse(id, "inputTimeout", "must be a number of seconds, more than 0 and at most 3600")
+        }
         switch object["autostart"] {
         case nil: autostart = true
         case .bool(let value): autostart = value

@@ -11,4 +11,7 @@ protocol InputSequence: AnyObject, Sendable {
     func inputSkipped(unsent: [MediaPacket])
     /// The input on air failed mid-way: what stands in for the rest of it (nil: the push fails).
     func inputFailed(_ error: LivePushError) -> (any MediaSource)?
+    /// Whether an input to come may wait for data (a live entry): the producer then gets a
+    /// thread of its own rather than a turn on the shared pacing threads, which must never block.
+    var inputsMayWait: Bool { get }
 }

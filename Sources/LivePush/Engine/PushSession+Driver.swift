@@ -7,7 +7,7 @@
 /// channels cost a few threads rather than one each.
 extension PushSession {
     func startProducer(_ source: UncheckedTransfer<any MediaSource>) {
-        if config.pacing == .realTime && source.value.readsWithoutWaiting {
+        if config.pacing == .realTime && source.value.readsWithoutWaiting && !(sequence?.inputsMayWait ?? false) {
             let job = ScheduledProducer(session: self, source: source)
             lock.withLock { scheduledProducer = job }
             PacingScheduler.shared.add(job)

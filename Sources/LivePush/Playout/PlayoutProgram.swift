@@ -13,7 +13,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     private struct State {
         var timeline: PlayoutTimeline
         var current: PlayoutEntry?
-        var input: ClipInput?
+        var input: (any PlayoutEntryInput)?
         /// Scheduled now while content plays: inserted when the producer ends the content, so the
         /// cut is where the content really stopped.
         var pendingNow: [PlayoutSchedule.Clip] = []
@@ -33,12 +33,15 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     private let report: @Sendable (PlayoutEvent) -> Void
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
+    /// Whether the schedule has live entries (known at its start): see ``InputSequence/inputsMayWait``.
+    let inputsMayWait: Bool
     /// Ends the entry on air now (set by the pusher: a ``SessionCommand/skip``).
     var requestSkip: @Sendable () -> Void = {}
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
          report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
         state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
+        inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
         self.stages = stages
@@ -92,14 +95,30 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         }
     }
 
-    private func open(_ entry: PlayoutEntry) -> Result<ClipInput, LivePushError> {
+    private func open(_ entry: PlayoutEntry) -> Result<any PlayoutEntryInput, LivePushError> {
         do throws(LivePushError) {
+            if FFInputPolicy.liveProtocols(for: entry.source) != nil { return .success(try openLive(entry)) }
             let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions,
                                       copy: options.copy, stages: stages)
             guard input.info.video != nil else { throw LivePushError(.noUsableStream, "\(entry.source): no video track") }
             return .success(input)
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// A live entry: the feed at the channel's format for the entry's length. A feed that does not
+    /// answer fails the entry (the slate fills its slot, as for a file); one that drops mid-way is
+    /// filled, then replaced by the slate, while it is retried.
+    private func openLive(_ entry: PlayoutEntry) throws(LivePushError) -> FailoverInput {
+        var live = LiveInputOptions()
+        live.slateImage = options.slateImage
+        let report = self.report
+        return try FailoverInput(url: entry.source, options: live, media: mediaOptions, mixer: stages.mixer,
+                                 duration: .microseconds(Int64(entry.duration * 1_000_000)), requiresFeed: true) { event in
+            if case .lost(let error) = event {
+                report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))
+            }
         }
     }
 

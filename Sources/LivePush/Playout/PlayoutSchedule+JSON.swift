@@ -126,11 +126,12 @@ extension PlayoutSchedule {
         }
     }
 
-    /// A clip object: `id`, `source` (relative to `directory`), `in` and `out` seconds.
+    /// A clip object: `id`, `source` (relative to `directory`, or a live feed's URL), `in` and
+    /// `out` seconds (a live entry lasts out − in).
     static func clip(_ object: [String: JSONField], name: String, relativeTo directory: String?) throws(LivePushError) -> Clip {
         guard case .string(let id) = object["id"] else { throw refuse(name, "id", "is missing or not a string") }
         guard case .string(var source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
-        if let directory, !source.hasPrefix("/") { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
+        if let directory, !source.hasPrefix("/"), FFInputPolicy.liveProtocols(for: source) == nil { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
         let clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
         guard clip.inPoint >= 0, clip.inPoint < clip.outPoint else { throw refuse(id, "out", "must be after in (\(clip.inPoint))") }
         return clip

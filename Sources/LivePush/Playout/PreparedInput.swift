@@ -2,9 +2,9 @@
 /// its turn comes first.
 final class PreparedInput: @unchecked Sendable {
     private let lock = ConditionLock()
-    private var result: Result<ClipInput, LivePushError>?
+    private var result: Result<any PlayoutEntryInput, LivePushError>?
 
-    func fulfil(_ opened: Result<ClipInput, LivePushError>) {
+    func fulfil(_ opened: Result<any PlayoutEntryInput, LivePushError>) {
         lock.withLock {
             result = opened
             lock.broadcast()
@@ -12,7 +12,7 @@ final class PreparedInput: @unchecked Sendable {
     }
 
     /// The opened input (or why it could not be), once ready.
-    func take() -> Result<ClipInput, LivePushError> {
+    func take() -> Result<any PlayoutEntryInput, LivePushError> {
         lock.withLock {
             while result == nil { lock.wait() }
             return result!

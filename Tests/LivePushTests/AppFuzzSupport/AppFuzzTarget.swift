@@ -152,10 +152,11 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         guard let root = try? MediaRoot(scratch) else { return "no media root" }
         if let config = try? ChannelsConfig(json: Data(bytes), relativeTo: scratch) {
             let paths = config.channels.flatMap { channel -> [String] in
-                var paths = [channel.record, channel.alternate].compactMap { $0 }
+                var paths = [channel.record, channel.alternate, channel.liveInput.backup].compactMap { $0 }
                 switch channel.source {
                 case .file(let path, _): paths.append(path)
                 case .playout(let path): paths.append(path)
+                case .live: break  // a URL, not a path
                 }
                 return paths
             }

@@ -34,11 +34,19 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
     private let waiter = ConditionLock()
     private var stopped = false
     private let figures = Mutex(LiveInputStats())
+    /// Output time (µs) at which the input ends, if it does.
+    private let end: Int64?
+    /// Output time sent so far (µs), read from other threads.
+    private let position = Mutex<Int64>(0)
     /// Whether the feed answered when the input opened: the output then starts with its first picture.
     private let feedAnswered: Bool
 
     /// Probes the feed (for at most the input timeout) for its format, and starts reading it.
+    /// `duration`: the input ends after this much output (a live playout entry); nil: when stopped.
+    /// `requiresFeed`: a feed that does not answer the probe fails the init instead of starting
+    /// on the backup or slate.
     init(url: String, options: LiveInputOptions, media: MediaSourceOptions, mixer: AudioMixer?,
+         duration: Duration? = nil, requiresFeed: Bool = false,
          report: @escaping @Sendable (InputEvent) -> Void) throws(LivePushError) {
         let name = FFDemuxer.redacted(url)
         let interrupt = IOInterrupt()
@@ -46,8 +54,10 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         do {
             probed = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt)
         } catch {
+            if requiresFeed { throw error }
             report(.primaryRetry(error, retryIn: .zero))
         }
+        end = duration.map { $0.nanoseconds / 1000 }
         let backupDemuxer = probed == nil ? options.backup.flatMap { try? FFDemuxer(path: $0) } : nil
         let format = Self.format(of: probed ?? backupDemuxer, media: media)
         encoder = try RawFrameEncoder(video: .init(width: format.size.width, height: format.size.height, frameRate: format.frameRate),
@@ -96,6 +106,9 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         return stats
     }
 
+    /// Seconds of output made so far.
+    var played: Double { Double(position.withLock { $0 }) / 1_000_000 }
+
     func interrupt() {
         waiter.withLock {
             stopped = true
@@ -129,7 +142,13 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) } ?? .max
         let isVideo = nextVideo <= audioTime
         let time = isVideo ? nextVideo : audioTime
+        // A live entry ends with its slot: pictures that start before it, sound frames mostly before it.
+        if let end, time >= end - (isVideo ? 0 : (audioFormat?.micros(ofSamples: Int64(samplesPerFrame / 2)) ?? 0)) {
+            feed.stop()
+            return .end
+        }
         guard waitUntilDue(time) else { return .end }
+        position.withLock { $0 = max($0, time) }
         if isVideo {
             var picture = try pictureForSlot()
             picture.timestamp = time
