@@ -8,9 +8,7 @@ final class BackupFile {
     private let audioFormat: AudioFormat
     private let name: String
     private var pictures = Deque<VideoFrame>()
-    private var sound = Deque<AudioFrame>()
-    private var soundOffset = 0
-    private var soundQueued = 0
+    private var sound = SampleQueue()
     /// The backup's own time (µs from its start) of the next frame slot.
     private var clock: Int64 = 0
     /// Added to the file's timestamps: the length of the passes played before (it loops).
@@ -32,8 +30,6 @@ final class BackupFile {
         try rewind()
         pictures.removeAll()
         sound.removeAll()
-        soundOffset = 0
-        soundQueued = 0
         clock = 0
         passStart = 0
         passEnd = 0
@@ -59,20 +55,8 @@ final class BackupFile {
         var block = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
                                    sampleCount: count, timestamp: timestamp)
         guard decoder.hasAudio else { return block }
-        while soundQueued < count { try decodeMore() }
-        var filled = 0
-        while filled < count, let first = sound.first {
-            let take = min(count - filled, first.sampleCount - soundOffset)
-            let planes = (0..<audioFormat.channels).map { first.samples(ofChannel: $0, from: soundOffset) }
-            try block.replaceSamples(at: filled, fromPlanes: planes, count: take)
-            filled += take
-            soundOffset += take
-            soundQueued -= take
-            if soundOffset == first.sampleCount {
-                sound.removeFirst()
-                soundOffset = 0
-            }
-        }
+        while sound.count < count { try decodeMore() }
+        try SampleQueue.copy(sound.take(count), into: &block)
         return block
     }
 
@@ -100,15 +84,11 @@ final class BackupFile {
                 pictures.append(picture)
             case .audio(let block):
                 sound.append(block)
-                soundQueued += block.sampleCount
             }
         }
         // Bounded whatever the file's interleaving: two seconds of each.
         while pictures.count > 120 { pictures.removeFirst() }
-        while soundQueued > 2 * audioFormat.sampleRate, let first = sound.popFirst() {
-            soundQueued -= first.sampleCount - soundOffset
-            soundOffset = 0
-        }
+        sound.dropOldest(whileMoreThan: 2 * audioFormat.sampleRate)
     }
 
     private func rewind() throws(LivePushError) {

@@ -31,10 +31,7 @@ final class LiveFeed: @unchecked Sendable {
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var video = Deque<VideoFrame>()
-    private var audio = Deque<AudioFrame>()
-    /// Samples of `audio.first` already taken.
-    private var audioOffset = 0
-    private var audioQueued = 0
+    private var audio = SampleQueue()
     private var lastArrival: Int64?
     private var steadySince: Int64?
     private var stopped = false
@@ -106,31 +103,11 @@ final class LiveFeed: @unchecked Sendable {
         var block = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
                                    sampleCount: count, timestamp: timestamp)
         // Taken under the lock, copied after it: the frames are values that share their samples.
-        let spans = lock.withLock { () -> [(frame: AudioFrame, from: Int, to: Int, count: Int)] in
-            let cap = 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count
-            while audioQueued > cap, let first = audio.popFirst() {
-                audioQueued -= first.sampleCount - audioOffset
-                audioOffset = 0
-            }
-            var spans: [(frame: AudioFrame, from: Int, to: Int, count: Int)] = []
-            var filled = 0
-            while filled < count, let first = audio.first {
-                let take = min(count - filled, first.sampleCount - audioOffset)
-                spans.append((first, audioOffset, filled, take))
-                filled += take
-                audioOffset += take
-                audioQueued -= take
-                if audioOffset == first.sampleCount {
-                    audio.removeFirst()
-                    audioOffset = 0
-                }
-            }
-            return spans
+        let spans = lock.withLock {
+            audio.dropOldest(whileMoreThan: 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count)
+            return audio.take(count)
         }
-        for span in spans {
-            let planes = (0..<audioFormat.channels).map { span.frame.samples(ofChannel: $0, from: span.from) }
-            try block.replaceSamples(at: span.to, fromPlanes: planes, count: span.count)
-        }
+        try SampleQueue.copy(spans, into: &block)
         return block
     }
 
@@ -140,12 +117,7 @@ final class LiveFeed: @unchecked Sendable {
         lock.withLock {
             let keepVideo = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
             while video.count > keepVideo { video.removeFirst() }
-            let keepSamples = audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000)
-            while let first = audio.first, audioQueued - (first.sampleCount - audioOffset) >= keepSamples {
-                audio.removeFirst()
-                audioQueued -= first.sampleCount - audioOffset
-                audioOffset = 0
-            }
+            audio.dropOldest(keepingAtLeast: audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000))
         }
     }
 
@@ -208,7 +180,6 @@ final class LiveFeed: @unchecked Sendable {
                     video.append(picture)
                 case .audio(let sound):
                     audio.append(sound)
-                    audioQueued += sound.sampleCount
                 }
             }
             // The hard cap, whatever the output does: a second of pictures and of sound.
@@ -217,11 +188,7 @@ final class LiveFeed: @unchecked Sendable {
                 video.removeFirst()
                 droppedFrames += 1
             }
-            let maxSamples = audioFormat.sampleRate
-            while audioQueued > maxSamples, let first = audio.popFirst() {
-                audioQueued -= first.sampleCount - audioOffset
-                audioOffset = 0
-            }
+            audio.dropOldest(whileMoreThan: audioFormat.sampleRate)
             lock.broadcast()
         }
     }
