@@ -19,6 +19,28 @@ final class FailoverTests: NginxTestCase {
         try await runFailover(fast: true)
     }
 
+    /// An SRT feed (MPEG-TS; ffmpeg is the listener, LivePush calls it) is an input like RTMP.
+    func testAnSRTFeedIsALiveInput() async throws {
+        let feedPath = try feed.make(in: dir, seconds: 4)
+        let port = try NginxRTMPServer.freeLoopbackPort()
+        let listener = try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", feedPath,
+                                                                      "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
+        defer { kill(listener.processIdentifier, SIGKILL) }
+        let cli = try RunningCLI(["push", "srt://127.0.0.1:\(port)?mode=caller", server.url(stream: "srt-out"), "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let first = await cli.awaitLine { $0.contains("\"firstFramePushed\"") }
+        XCTAssertNotNil(first, "never pushed: \(cli.standardError)")
+        try await Task.sleep(for: .seconds(4))
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        XCTAssertFalse(cli.output.contains { $0.contains("inputLost") }, "the feed was never lost")
+        let played = try PlayoutRecording(path: try await server.awaitRecording(stream: "srt-out"), frameRate: 25, clips: [feed, .slate])
+        let frames = played.segments.filter { $0.name == "A" }.map(\.frames).reduce(0, +)
+        XCTAssertGreaterThan(frames, 75, "about 4 s of the feed: \(played.segments)")
+        XCTAssertGreaterThan(played.audio.level(feed.tone, from: 1, to: 3), 0.02, "the feed's tone")
+    }
+
     private func publishFeed(_ path: String) throws -> RunningCLI {
         try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", path,
                                                        "-c", "copy", "-f", "flv", server.url(stream: "feed")])
