@@ -19,14 +19,16 @@ final class FailoverTests: NginxTestCase {
         try await runFailover(fast: true)
     }
 
-    /// An SRT feed (MPEG-TS; ffmpeg is the listener, LivePush calls it) is an input like RTMP.
+    /// An SRT feed (MPEG-TS; ffmpeg is the listener, LivePush calls it) is an input like RTMP, and
+    /// its pictures go through the push's filters.
     func testAnSRTFeedIsALiveInput() async throws {
         let feedPath = try feed.make(in: dir, seconds: 4)
         let port = try NginxRTMPServer.freeLoopbackPort()
         let listener = try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", feedPath,
                                                                       "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
         defer { kill(listener.processIdentifier, SIGKILL) }
-        let cli = try RunningCLI(["push", "srt://127.0.0.1:\(port)?mode=caller", server.url(stream: "srt-out"), "--json"])
+        let cli = try RunningCLI(["push", "srt://127.0.0.1:\(port)?mode=caller", server.url(stream: "srt-out"), "--filter", "beauty",
+                                  "--json"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let first = await cli.awaitLine { $0.contains("\"firstFramePushed\"") }
         XCTAssertNotNil(first, "never pushed: \(cli.standardError)")
@@ -35,6 +37,9 @@ final class FailoverTests: NginxTestCase {
         let exit = await cli.awaitExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0, cli.standardError)
         XCTAssertFalse(cli.output.contains { $0.contains("inputLost") }, "the feed was never lost")
+        let stopped = cli.output.last { $0.contains("\"stopped\"") }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let filtered = ((stopped?["stats"] as? [String: Any])?["pipeline"] as? [String: Any])?["filteredFrames"] as? Int
+        XCTAssertGreaterThan(filtered ?? 0, 75, "the beauty filter saw the feed's pictures")
         let played = try PlayoutRecording(path: try await server.awaitRecording(stream: "srt-out"), frameRate: 25, clips: [feed, .slate])
         let frames = played.segments.filter { $0.name == "A" }.map(\.frames).reduce(0, +)
         XCTAssertGreaterThan(frames, 75, "about 4 s of the feed: \(played.segments)")

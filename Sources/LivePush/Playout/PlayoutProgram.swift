@@ -114,7 +114,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         var live = LiveInputOptions()
         live.slateImage = options.slateImage
         let report = self.report
-        return try FailoverInput(url: entry.source, options: live, media: mediaOptions, mixer: stages.mixer,
+        return try FailoverInput(url: entry.source, options: live, media: mediaOptions, stages: stages,
                                  duration: .microseconds(Int64(entry.duration * 1_000_000)), requiresFeed: true) { event in
             if case .lost(let error) = event {
                 report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))

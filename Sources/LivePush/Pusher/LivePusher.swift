@@ -105,7 +105,7 @@ public final class LivePusher: Sendable {
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
         if FFInputPolicy.liveProtocols(for: path) != nil {
-            let live = try FailoverInput(url: path, options: config.liveInput, media: mediaOptions, mixer: stages.mixer) { [weak self] in
+            let live = try FailoverInput(url: path, options: config.liveInput, media: mediaOptions, stages: stages) { [weak self] in
                 self?.emit(.input($0))
             }
             try start(source: UncheckedTransfer(value: live), stages: stages, urls: pushURLs, liveInputStats: { live.stats })

@@ -15,6 +15,8 @@ import Synchronization
 final class FailoverInput: MediaSource, @unchecked Sendable {
     let info: StreamInfo
     private let encoder: RawFrameEncoder
+    /// The push's raw-frame stages: the detector and the filters see every picture sent.
+    private let stages: FrameStages
     private let feed: LiveFeed
     private let backup: BackupFile?
     private let options: LiveInputOptions
@@ -45,7 +47,7 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
     /// `duration`: the input ends after this much output (a live playout entry); nil: when stopped.
     /// `requiresFeed`: a feed that does not answer the probe fails the init instead of starting
     /// on the backup or slate.
-    init(url: String, options: LiveInputOptions, media: MediaSourceOptions, mixer: AudioMixer?,
+    init(url: String, options: LiveInputOptions, media: MediaSourceOptions, stages: FrameStages,
          duration: Duration? = nil, requiresFeed: Bool = false,
          report: @escaping @Sendable (InputEvent) -> Void) throws(LivePushError) {
         let name = FFDemuxer.redacted(url)
@@ -62,7 +64,8 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         let format = Self.format(of: probed ?? backupDemuxer, media: media)
         encoder = try RawFrameEncoder(video: .init(width: format.size.width, height: format.size.height, frameRate: format.frameRate),
                                       audio: .init(sampleRate: format.audio.sampleRate, channels: format.audio.channels),
-                                      options: media, mixer: mixer)
+                                      options: media, mixer: stages.mixer)
+        self.stages = stages
         info = encoder.info
         frameDuration = Int64((1_000_000 / format.frameRate).rounded())
         backup = try options.backup.map { path throws(LivePushError) in try BackupFile(path: path, size: format.size, audio: format.audio) }
@@ -152,6 +155,9 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         if isVideo {
             var picture = try pictureForSlot()
             picture.timestamp = time
+            // A repeated or stock picture is shared: a filter that writes gets a copy of its own.
+            stages.process(&picture, frameRate: 1_000_000 / Double(frameDuration))
+            if !stages.filters.isEmpty { stages.figures.update { $0.filteredFrames += 1 } }
             nextVideo += frameDuration
             return .video(picture)
         }
