@@ -174,7 +174,7 @@ public final class Channel: Sendable {
 
     /// Stops the channel's push; it keeps its spec and can be started again.
     public func stop() {
-        lifecycle.withLock { _ in stopInTurn() }
+        lifecycle.withLock { _ in _ = stopInTurn() }
     }
 
     /// Stops the channel's push and returns once it has ended: the server was told, and the

@@ -27,6 +27,9 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
     private let slate: VideoFrame
     private var machine: FailoverStateMachine
     private var lastPicture: VideoFrame?
+    /// Where the feed's own timeline stands against the output's: the last feed picture shown
+    /// (its output time, its source time). The feed's sound is taken by it.
+    private var primaryClock: (output: Int64, source: Int64)?
     /// Whether the last video slot was filled (its sound is silence too).
     private var filling = false
     private var nextVideo: Int64 = 0
@@ -153,7 +156,7 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         guard waitUntilDue(time) else { return .end }
         position.withLock { $0 = max($0, time) }
         if isVideo {
-            var picture = try pictureForSlot()
+            var picture = try pictureForSlot(at: time)
             picture.timestamp = time
             // A repeated or stock picture is shared: a filter that writes gets a copy of its own.
             stages.process(&picture, frameRate: 1_000_000 / Double(frameDuration))
@@ -164,7 +167,9 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         guard let audioFormat else { return .end }
         nextAudioSample += Int64(samplesPerFrame)
         switch (machine.onAir, filling) {
-        case (.primary, false): return .audio(try feed.takeAudio(count: samplesPerFrame, timestamp: time))
+        case (.primary, false):
+            let sourceTime = primaryClock.map { $0.source + (time - $0.output) }
+            return .audio(try feed.takeAudio(count: samplesPerFrame, timestamp: time, sourceTime: sourceTime))
         case (.backup, _): return .audio(try backupAudio(time: time))
         default:
             return .audio(try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
@@ -193,7 +198,7 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         }
     }
 
-    private func pictureForSlot() throws(LivePushError) -> VideoFrame {
+    private func pictureForSlot(at time: Int64) throws(LivePushError) -> VideoFrame {
         let status = feed.status
         let decision = machine.decide(now: monotonicMicroseconds(), lastArrival: status.lastArrival,
                                       steadySince: status.steadySince, hasFrame: status.hasVideo)
@@ -215,6 +220,7 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         case .primary:
             if let picture = feed.takeVideo() {
                 lastPicture = picture
+                primaryClock = (output: time, source: picture.timestamp)
                 return picture
             }
             return fill()
@@ -261,20 +267,4 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
     private func announce(_ events: [InputEvent]) {
         for event in events { report(event) }
     }
-}
-
-/// What a live input did (``PushStats/input``): the source on air, the switches, and the frame
-/// slots that had to be filled or frames dropped to keep the output continuous.
-public struct LiveInputStats: Sendable, Equatable {
-    public var onAir: LiveInputSource = .primary
-    /// Switches between the primary, the backup and the slate.
-    public var switches = 0
-    /// Frame slots the primary was late for (filled by `--input-loss`).
-    public var filledFrames = 0
-    /// The feed's frames dropped because they arrived faster than the output took them.
-    public var droppedFrames = 0
-    /// Connections made to the primary.
-    public var connections = 0
-
-    public init() {}
 }

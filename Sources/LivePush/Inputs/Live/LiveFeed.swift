@@ -30,7 +30,10 @@ final class LiveFeed: @unchecked Sendable {
 
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var video = Deque<VideoFrame>()
+    /// Pictures waiting, with when each arrived (µs, monotonic).
+    private var video = Deque<(picture: VideoFrame, arrival: Int64)>()
+    /// Whether the feed's current connection carries sound: its pictures then wait for it.
+    private var feedHasAudio = false
     private var audio = SampleQueue()
     private var lastArrival: Int64?
     private var steadySince: Int64?
@@ -70,14 +73,27 @@ final class LiveFeed: @unchecked Sendable {
     }
 
     var status: Status {
-        lock.withLock { Status(lastArrival: lastArrival, steadySince: steadySince, hasVideo: !video.isEmpty) }
+        lock.withLock { Status(lastArrival: lastArrival, steadySince: steadySince, hasVideo: readyPictures(now: monotonicMicroseconds()) > 0) }
+    }
+
+    /// A picture waits, at most this long (µs), until the sound of its time has arrived: an
+    /// MPEG-TS muxer holds sound back up to 0.7 s, and pictures sent before it would go out
+    /// without their sound.
+    static let soundWait: Int64 = 1_000_000
+
+    /// The pictures that may go out now, oldest first: those whose sound is in (or that waited
+    /// long enough for it). Called with the lock held.
+    private func readyPictures(now: Int64) -> Int {
+        guard feedHasAudio else { return video.count }
+        let soundEnd = audio.tailTime(sampleRate: audioFormat.sampleRate) ?? .min
+        return video.prefix { $0.picture.timestamp <= soundEnd || now - $0.arrival >= Self.soundWait }.count
     }
 
     /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
     func awaitFirstPicture(timeout: Duration) {
         let deadline = monotonicMicroseconds() + timeout.nanoseconds / 1000
         lock.withLock {
-            while video.isEmpty && !stopped {
+            while readyPictures(now: monotonicMicroseconds()) == 0 && !stopped {
                 let left = deadline - monotonicMicroseconds()
                 if left <= 0 { return }
                 lock.wait(timeout: .microseconds(left))
@@ -85,29 +101,47 @@ final class LiveFeed: @unchecked Sendable {
         }
     }
 
-    /// The oldest picture waiting, if any. Beyond the jitter buffer's worth, the ones before the
-    /// newest are dropped: the output catches up rather than run ever later.
+    /// The oldest picture ready to go out, if any. Beyond twice the jitter buffer's worth of
+    /// ready ones, the oldest are dropped: the output catches up rather than run ever later.
     func takeVideo() -> VideoFrame? {
         lock.withLock {
             let keep = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
-            while video.count > 2 * keep {
+            var ready = readyPictures(now: monotonicMicroseconds())
+            guard ready > 0 else { return nil }
+            while ready > 2 * keep {
                 video.removeFirst()
                 droppedFrames += 1
+                ready -= 1
             }
-            return video.popFirst()
+            return video.popFirst()?.picture
         }
     }
 
+    /// The sound and the pictures may be this far apart (µs) before the sound is moved: a
+    /// frame of sound, about.
+    static let syncTolerance: Int64 = 40_000
+
     /// `count` samples of sound: what the feed delivered, padded with silence when it has less.
-    func takeAudio(count: Int, timestamp: Int64) throws(LivePushError) -> AudioFrame {
+    /// `sourceTime`: where on the feed's own timeline these samples belong (the pictures on air
+    /// say), so that sound that arrives later or earlier than its pictures (an MPEG-TS muxer
+    /// holds sound back up to 0.7 s) still plays with them; nil takes the sound as it comes.
+    func takeAudio(count: Int, timestamp: Int64, sourceTime: Int64?) throws(LivePushError) -> AudioFrame {
         var block = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
                                    sampleCount: count, timestamp: timestamp)
+        let rate = audioFormat.sampleRate
         // Taken under the lock, copied after it: the frames are values that share their samples.
-        let spans = lock.withLock {
-            audio.dropOldest(whileMoreThan: 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count)
-            return audio.take(count)
+        let (silence, spans) = lock.withLock { () -> (Int, [(frame: AudioFrame, from: Int, to: Int, count: Int)]) in
+            guard let sourceTime else {
+                audio.dropOldest(whileMoreThan: 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count)
+                return (0, audio.take(count))
+            }
+            guard let head = audio.headTime(sampleRate: rate) else { return (count, []) }
+            if head < sourceTime - Self.syncTolerance { audio.drop(before: sourceTime, sampleRate: rate) }
+            // Sound that starts later than this block: silence up to it.
+            let silence = head > sourceTime + Self.syncTolerance ? min(count, audioFormat.samples(inMicros: head - sourceTime)) : 0
+            return (silence, audio.take(count - silence))
         }
-        try SampleQueue.copy(spans, into: &block)
+        try SampleQueue.copy(spans, into: &block, at: silence)
         return block
     }
 
@@ -116,7 +150,11 @@ final class LiveFeed: @unchecked Sendable {
     func trimToJitterBuffer() {
         lock.withLock {
             let keepVideo = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
-            while video.count > keepVideo { video.removeFirst() }
+            var ready = readyPictures(now: monotonicMicroseconds())
+            while ready > keepVideo {
+                video.removeFirst()
+                ready -= 1
+            }
             audio.dropOldest(keepingAtLeast: audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000))
         }
     }
@@ -143,7 +181,13 @@ final class LiveFeed: @unchecked Sendable {
                     demuxer = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt)
                 }
                 let decoder = try FeedDecoder(demuxer: demuxer, size: size, audio: audioFormat)
-                lock.withLock { connections += 1 }
+                lock.withLock {
+                    connections += 1
+                    // What an earlier connection left has other timestamps, and is old news.
+                    video.removeAll()
+                    audio.removeAll()
+                    feedHasAudio = decoder.hasAudio
+                }
                 var frames: [FeedDecoder.Frame] = []
                 let timeout = max(1000, options.timeout.nanoseconds / 1000)
                 while !isStopped {
@@ -177,13 +221,14 @@ final class LiveFeed: @unchecked Sendable {
             for frame in frames {
                 switch frame {
                 case .video(let picture):
-                    video.append(picture)
+                    video.append((picture, now))
                 case .audio(let sound):
                     audio.append(sound)
                 }
             }
-            // The hard cap, whatever the output does: a second of pictures and of sound.
-            let maxVideo = max(2, Int(1_000_000 / frameDuration))
+            // The hard cap, whatever the output does: a second and a half of pictures (some may
+            // wait for their sound), a second of sound.
+            let maxVideo = max(2, Int(1_500_000 / frameDuration))
             while video.count > maxVideo {
                 video.removeFirst()
                 droppedFrames += 1

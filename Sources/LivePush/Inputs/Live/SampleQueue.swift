@@ -37,6 +37,33 @@ struct SampleQueue {
         offset = 0
     }
 
+    /// The source time (µs) of the next sample waiting; nil when nothing waits.
+    func headTime(sampleRate: Int) -> Int64? {
+        frames.first.map { $0.timestamp + Int64(offset) * 1_000_000 / Int64(sampleRate) }
+    }
+
+    /// The source time (µs) just after the newest sample waiting; nil when nothing waits.
+    func tailTime(sampleRate: Int) -> Int64? {
+        frames.last.map { $0.timestamp + Int64($0.sampleCount) * 1_000_000 / Int64(sampleRate) }
+    }
+
+    /// Drops the samples older than source time `time` (µs).
+    mutating func drop(before time: Int64, sampleRate: Int) {
+        while let first = frames.first {
+            let head = first.timestamp + Int64(offset) * 1_000_000 / Int64(sampleRate)
+            guard head < time else { return }
+            let older = Int((time - head) * Int64(sampleRate) / 1_000_000)
+            let left = first.sampleCount - offset
+            guard older < left else {
+                dropFirst()
+                continue
+            }
+            offset += older
+            count -= older
+            return
+        }
+    }
+
     /// Takes up to `wanted` samples, as spans of the frames they are in: `(frame, from, to,
     /// count)` copies `count` samples from `from` in `frame` to `to` in the block being filled.
     mutating func take(_ wanted: Int) -> [(frame: AudioFrame, from: Int, to: Int, count: Int)] {
@@ -57,10 +84,12 @@ struct SampleQueue {
     }
 
     /// Copies what ``take(_:)`` returned into `block`; the rest of the block keeps its silence.
-    static func copy(_ spans: [(frame: AudioFrame, from: Int, to: Int, count: Int)], into block: inout AudioFrame) throws(LivePushError) {
+    /// `at`: where in the block the first span goes (silence before it).
+    static func copy(_ spans: [(frame: AudioFrame, from: Int, to: Int, count: Int)], into block: inout AudioFrame,
+                     at start: Int = 0) throws(LivePushError) {
         for span in spans {
             let planes = (0..<block.channels).map { span.frame.samples(ofChannel: $0, from: span.from) }
-            try block.replaceSamples(at: span.to, fromPlanes: planes, count: span.count)
+            try block.replaceSamples(at: start + span.to, fromPlanes: planes, count: span.count)
         }
     }
 }
