@@ -72,9 +72,6 @@ struct TSPacketizer: Sendable {
         writeAdaptationField(size: Self.payloadCapacity, Signals(pcr: pcr, discontinuity: discontinuity), into: &out)
     }
 
-    /// The continuity counter the next packet with payload on `pid` will carry.
-    func continuityCounter(of pid: UInt16) -> UInt8 { nextContinuity[pid] ?? 0 }
-
     private mutating func writeHeader(pid: UInt16, unitStart: Bool, adaptation: Bool, payload: Bool,
                                       into out: inout [UInt8]) {
         let next = nextContinuity[pid] ?? 0
