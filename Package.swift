@@ -35,6 +35,12 @@ let package = Package(
             pkgConfig: "gnutls",
             providers: [.apt(["libgnutls28-dev"])]
         ),
+        // SRT outputs: libsrt itself (its statistics, non-blocking sends); FFmpeg's srt protocol hides both.
+        .systemLibrary(
+            name: "CSRT",
+            pkgConfig: "srt",
+            providers: [.apt(["libsrt-gnutls-dev"])]
+        ),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
@@ -46,7 +52,7 @@ let package = Package(
         .target(
             name: "LivePush",
             dependencies: [
-                "CRTMP", "CGnuTLS", "CFFmpeg", "LivePushWire",
+                "CRTMP", "CGnuTLS", "CSRT", "CFFmpeg", "LivePushWire",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,7 +6,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  pkg-config librtmp-dev libgnutls28-dev \
+  pkg-config librtmp-dev libgnutls28-dev libsrt-gnutls-dev srt-tools \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
   ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd >/dev/null
 # The Debian nginx package starts a system service on port 80; the tests run their own.

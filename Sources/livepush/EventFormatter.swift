@@ -114,8 +114,9 @@ enum EventFormatter {
     }
 
     static func json(_ o: OutputStats) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("id", .int(Int64(o.id))),
+            ("kind", .string(o.kind)),
             ("url", .string(o.url)),
             ("connected", .bool(o.isConnected)),
             ("bytesSent", .int(o.bytesSent)),
@@ -124,7 +125,15 @@ enum EventFormatter {
             ("bitrate", .int(Int64(o.bitrate))),
             ("droppedFrames", .int(Int64(o.droppedFrames.total))),
             ("queuedDuration", .double(Double(o.queuedDuration) / 1_000_000)),
-        ])
+        ]
+        if let link = o.srt {
+            fields.append(("srt", .object([
+                ("rttMs", .double(link.roundTripMs)), ("packetsSent", .int(link.packetsSent)),
+                ("packetsLost", .int(link.packetsLost)), ("packetsRetransmitted", .int(link.packetsRetransmitted)),
+                ("packetsDropped", .int(link.packetsDropped)), ("bandwidthMbps", .double(link.bandwidthMbps)),
+            ])))
+        }
+        return .object(fields)
     }
 
     private static func summaryFields(_ s: PushStats) -> [(String, JSONValue)] {

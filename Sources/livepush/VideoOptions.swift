@@ -14,6 +14,11 @@ struct VideoOptions: ParsableArguments {
     @Option(name: .customLong("watermark-position"), help: "top-left, top-right, bottom-left, bottom-right or center.")
     var watermarkPosition: WatermarkPlacement = .topRight
 
+    @Option(name: .customLong("video-codec"), help: ArgumentHelp(
+        "The codec the video goes out in: h264 (legacy RTMP, the default), hevc (libx265) or av1 (libsvtav1), both over Enhanced RTMP or SRT, or copy (H.264, HEVC, AV1 or VP9 sent as they are).",
+        valueName: "h264|hevc|av1|copy"))
+    var videoCodec: VideoCodecChoice?
+
     @Option(name: .customLong("video-size"), help: ArgumentHelp("Encoded picture size.", valueName: "WxH"))
     var videoSize: VideoSize?
 
@@ -55,6 +60,7 @@ struct VideoOptions: ParsableArguments {
 
     func apply(to config: inout PushConfig) {
         if setsEncoder { config.media.encodeVideo = true }
+        if let videoCodec { config.media.videoCodec = videoCodec }
         if let videoSize { config.media.outputSize = videoSize }
         if let fps { config.media.frameRate = fps }
         if let gop { config.media.gopSeconds = gop }
@@ -72,6 +78,13 @@ struct VideoOptions: ParsableArguments {
             made.append(try WatermarkFilter(path: watermark, position: watermarkPosition.position))
         }
         return made
+    }
+}
+
+extension VideoCodecChoice: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let choice = VideoCodecChoice(argument), choice != .encode(.vp9) else { return nil }
+        self = choice
     }
 }
 

@@ -7,7 +7,12 @@ public enum Redaction {
     /// value is masked: CDNs name their secrets freely (`txSecret`, `wsSecret`, `sig`,
     /// `access_token`, …), so a list of secret names always misses one. These say when a
     /// signature expires or which virtual host is meant, never who may publish.
-    public static let harmlessParameters: Set<String> = ["vhost", "txtime", "wstime", "expire", "expires", "domain"]
+    /// An `srt://` URL's transport settings are harmless too; its `passphrase` and `streamid` are not.
+    public static let harmlessParameters: Set<String> = [
+        "vhost", "txtime", "wstime", "expire", "expires", "domain",
+        "mode", "latency", "rcvlatency", "peerlatency", "pbkeylen", "connect_timeout", "transtype", "payload_size",
+        "pkt_size", "maxbw", "oheadbw", "inputbw", "tlpktdrop",
+    ]
 
     /// Keeps the first 4 characters of a secret value and masks the rest.
     public static func mask(_ value: some StringProtocol) -> String {

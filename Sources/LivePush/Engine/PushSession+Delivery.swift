@@ -1,11 +1,15 @@
 /// The producer's side of the outputs: when a stamped packet may go (pacing, back-pressure),
 /// and handing it, its sequence header and the cues due by it to every output and the recording.
 extension PushSession {
-    /// Sends the cues due by output time `time`, as data messages (``PushConfig/cueFormat``).
+    /// Sends the cues due by output time `time`: as data messages (``PushConfig/cueFormat``) to
+    /// RTMP outputs and the recording, as SCTE-35 sections in the stream to SRT outputs.
     func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
         while let cue = air.cues.first, cue.sendAt <= time {
             air.cues.removeFirst()
-            for output in outputs { output.push(.dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt)) }
+            for output in outputs {
+                output.push(output.kind == .srt ? .spliceSection(cue.section.encoded(), at: cue.sendAt)
+                                                : .dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt))
+            }
             recorder?.offer(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))
         }
     }

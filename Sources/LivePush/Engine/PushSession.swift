@@ -153,7 +153,8 @@ final class PushSession: @unchecked Sendable {
             stats.lateness = lateness
         }
         stats.sourceDuration = info.duration
-        if outputs.count > 1 { stats.outputs = outputs.map { $0.outputStats() } }
+        // One RTMP output's figures are the push's own; an SRT output has its link's besides.
+        if outputs.count > 1 || outputs.contains(where: { $0.kind == .srt }) { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
         stats.pipeline = stageFigures.stats

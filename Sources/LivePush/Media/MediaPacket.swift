@@ -65,8 +65,14 @@ public struct MediaPacket: Sendable {
     /// A video frame (not a sequence header).
     var isVideoFrame: Bool { kind == .video && !isSequenceHeader }
 
-    /// Sequence headers and data messages (cues): tiny, and what follows needs them.
-    var isNeverDropped: Bool { isSequenceHeader || kind == .data }
+    /// Sequence headers, data messages and cues: tiny, and what follows needs them.
+    var isNeverDropped: Bool { isSequenceHeader || kind == .data || kind == .cue }
+
+    /// A SCTE-35 splice_info_section (its bytes) due at output time `time`, for an output that
+    /// carries cues in the stream itself (MPEG-TS over SRT).
+    public static func spliceSection(_ section: [UInt8], at time: Int64) -> MediaPacket {
+        MediaPacket(kind: .cue, data: section, dts: time, pts: time, importance: .key)
+    }
 
     /// A data message (AMF0 `body`) due at output time `time`.
     public static func dataMessage(_ body: [UInt8], at time: Int64) -> MediaPacket {

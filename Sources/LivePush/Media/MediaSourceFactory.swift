@@ -2,11 +2,12 @@ import CFFmpeg
 
 /// Opens media files as ``MediaSource``s.
 ///
-/// Copy or transcode is decided per track: H.264 video is passed through (converted to AVCC
-/// when it is Annex B) and AAC audio likewise (ADTS headers stripped); any other codec, or
-/// every track when ``MediaSourceOptions/forceTranscode`` is set, is decoded and re-encoded
-/// to H.264 (libx264, else another H.264 encoder) or AAC (FFmpeg's native encoder). So an
-/// MP4 with H.264 and MP3 copies its video and transcodes only its audio.
+/// Copy or transcode is decided per track: video already in the codec asked for
+/// (``MediaSourceOptions/videoCodec``, H.264 by default; with `.copy` H.264, HEVC, AV1 or VP9)
+/// is passed through (H.264 converted to AVCC when it is Annex B) and AAC audio likewise (ADTS
+/// headers stripped); any other codec, or every track when ``MediaSourceOptions/forceTranscode``
+/// is set, is decoded and re-encoded to that codec (H.264 for `.copy`) or AAC (FFmpeg's native
+/// encoder). So an MP4 with H.264 and MP3 copies its video and transcodes only its audio.
 ///
 /// Only the first video stream (attached pictures such as cover art are ignored) and the
 /// first audio stream are used.
@@ -27,7 +28,12 @@ public enum MediaSourceFactory {
         }
         var video: (any VideoPacketProcessor)?
         if let stream = videoStream {
-            if stream.isH264 && !options.needsVideoEncoding {
+            if !options.needsVideoEncoding, options.videoCodec != .encode(.h264),
+               let copy = EnhancedVideoCopyProcessor(stream: stream),
+               options.videoCodec == .copy || options.videoCodec == .encode(copy.codec) {
+                video = copy
+            } else if stream.isH264 && !options.needsVideoEncoding
+                        && (options.videoCodec == .copy || options.videoCodec == .encode(.h264)) {
                 video = VideoCopyProcessor(stream: stream)
             } else {
                 video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, stages: stages)

@@ -2,6 +2,10 @@
 public struct MediaSourceOptions: Sendable, Equatable {
     /// Re-encode even when the file is already H.264/AAC.
     public var forceTranscode: Bool
+    /// The codec the video goes out in (`--video-codec`): H.264 by default, which every RTMP
+    /// server takes; a source already in that codec is sent as it is unless a stage needs its
+    /// pictures. `.copy` sends H.264, HEVC, AV1 or VP9 as they are.
+    public var videoCodec: VideoCodecChoice = .encode(.h264)
     /// Video bitrate when transcoding, kbit/s. Nil picks one from the frame size:
     /// 800 up to 640×480, 1500 up to 1280×720, 3000 above.
     public var videoBitrateKbps: Int?

@@ -12,18 +12,33 @@ public struct StreamInfo: Sendable, Equatable {
     }
 }
 
-/// An H.264 video track as it will be sent.
+extension StreamInfo {
+    /// Takes the codec configuration a sequence-header packet carries (an input switch changed
+    /// it): the header of a later connection must be the one the next frames need.
+    mutating func adopt(sequenceHeader packet: MediaPacket) {
+        switch packet.kind {
+        case .video: video?.decoderConfiguration = packet.data
+        case .audio: audio?.audioSpecificConfig = packet.data
+        case .data, .cue: break
+        }
+    }
+}
+
+/// A video track as it will be sent.
 public struct VideoTrackInfo: Sendable, Equatable {
+    public var codec: VideoCodec
     public var width: Int
     public var height: Int
     /// Frames per second (0 when unknown).
     public var frameRate: Double
     /// Bits per second (0 when unknown).
     public var bitrate: Int
-    /// AVCDecoderConfigurationRecord (the FLV AVC sequence header body).
+    /// The codec's configuration record: AVCDecoderConfigurationRecord (avcC), hvcC, av1C or
+    /// vpcC (the FLV sequence header's body).
     public var decoderConfiguration: [UInt8]
 
-    public init(width: Int, height: Int, frameRate: Double, bitrate: Int, decoderConfiguration: [UInt8]) {
+    public init(codec: VideoCodec = .h264, width: Int, height: Int, frameRate: Double, bitrate: Int, decoderConfiguration: [UInt8]) {
+        self.codec = codec
         self.width = width
         self.height = height
         self.frameRate = frameRate

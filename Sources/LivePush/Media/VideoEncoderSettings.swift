@@ -1,7 +1,8 @@
 import CFFmpeg
 
-/// What the H.264 encoder is opened with, resolved from a source stream and the options.
+/// What the video encoder is opened with, resolved from a source stream and the options.
 struct VideoEncoderSettings: Sendable, Equatable {
+    var codec: VideoCodec = .h264
     var width: Int
     var height: Int
     /// Output frames per second.
@@ -12,7 +13,7 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var targetBitrate: Int
     var minBitrate: Int
     var initialBitrate: Int
-    /// Slice threads (lowest latency) instead of frame threads (faster); see ``H264Encoder``.
+    /// Slice threads (lowest latency) instead of frame threads (faster); see ``VideoEncoder``.
     var sliceThreads: Bool
 
     init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
@@ -38,6 +39,7 @@ struct VideoEncoderSettings: Sendable, Equatable {
         targetBitrate = options.resolvedVideoBitrate(width: width, height: height)
         minBitrate = min(targetBitrate, options.minVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate / 4)
         sliceThreads = options.lowestLatencyEncoding
+        if case .encode(let codec) = options.videoCodec { self.codec = codec }
         initialBitrate = min(max(options.initialVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate, minBitrate), targetBitrate)
     }
 

@@ -1,19 +1,19 @@
-/// Pictures in, H.264 ``MediaPacket``s out, at one size and bitrate: a scaler in front of an
-/// ``H264Encoder``. What a rendition encodes with (``RenditionStage``).
+/// Pictures in, encoded ``MediaPacket``s out, at one size and bitrate: a scaler in front of an
+/// ``VideoEncoder``. What a rendition encodes with (``RenditionStage``).
 final class VideoFrameEncoder {
     let settings: VideoEncoderSettings
-    private let encoder: H264Encoder
+    private let encoder: VideoEncoder
     private let scaler: FrameScaler
 
     init(settings: VideoEncoderSettings) throws(LivePushError) {
         self.settings = settings
-        encoder = try H264Encoder(settings: settings)
+        encoder = try VideoEncoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
     }
 
     /// The track as its outputs announce it (sequence header, metadata).
     var trackInfo: VideoTrackInfo {
-        VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
+        VideoTrackInfo(codec: settings.codec, width: settings.width, height: settings.height, frameRate: settings.frameRate,
                        bitrate: encoder.bitrate, decoderConfiguration: encoder.decoderConfiguration)
     }
 

@@ -17,7 +17,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     private let stages: FrameStages
     private let decoder: FFDecoder
     private let settings: VideoEncoderSettings
-    private var encoder: H264Encoder
+    private var encoder: VideoEncoder
     private var monitor: PerformanceMonitor
     /// Converts decoded pictures filters cannot take (e.g. YUV444, RGB) to I420, source size.
     private var converter: FrameScaler?
@@ -48,7 +48,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         streamIndex = stream.index
         decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase)
         settings = try VideoEncoderSettings(stream: stream, options: options)
-        encoder = try H264Encoder(settings: settings)
+        encoder = try VideoEncoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
         stages.figures.videoEncoderOpened()
@@ -57,7 +57,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     var isConfigured: Bool { true }
 
     var trackInfo: VideoTrackInfo? {
-        VideoTrackInfo(width: settings.width, height: settings.height, frameRate: settings.frameRate,
+        VideoTrackInfo(codec: settings.codec, width: settings.width, height: settings.height, frameRate: settings.frameRate,
                        bitrate: settings.initialBitrate, decoderConfiguration: encoder.decoderConfiguration)
     }
 
@@ -91,7 +91,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// switch is not a network change.
     private func restartEncoder() throws(LivePushError) {
         let bitrate = encoder.bitrate
-        encoder = try H264Encoder(settings: settings)
+        encoder = try VideoEncoder(settings: settings)
         encoder.setBitrate(bitrate)
     }
 

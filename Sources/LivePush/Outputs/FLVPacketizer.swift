@@ -28,7 +28,7 @@ struct FLVPacketizer {
                                    payload: FLVBody.metadata(metadata, withSetDataFrame: true))]
         if let video = info.video {
             messages.append(FLVMessage(type: .video, timestampMs: timestampMs,
-                                       payload: FLVBody.avcSequenceHeader(video.decoderConfiguration)))
+                                       payload: Self.videoSequenceHeader(video.decoderConfiguration, codec: video.codec)))
         }
         if let audio = info.audio {
             messages.append(FLVMessage(type: .audio, timestampMs: timestampMs,
@@ -51,9 +51,10 @@ struct FLVPacketizer {
             return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
-            return FLVMessage(type: .video, timestampMs: timestampMs,
-                              header: FLVBody.avcFramePrefix(keyframe: packet.isKeyframe, compositionTimeMs: cts),
-                              payload: packet.data)
+            let prefix = info.video?.codec.enhancedRTMP.map {
+                FLVBody.exVideoFramePrefix($0, keyframe: packet.isKeyframe, compositionTimeMs: cts)
+            } ?? FLVBody.avcFramePrefix(keyframe: packet.isKeyframe, compositionTimeMs: cts)
+            return FLVMessage(type: .video, timestampMs: timestampMs, header: prefix, payload: packet.data)
         case .audio:
             let audio = info.audio
             return FLVMessage(type: .audio, timestampMs: timestampMs,
@@ -63,19 +64,25 @@ struct FLVPacketizer {
     }
 
     private mutating func sequenceHeader(_ packet: MediaPacket, timestampMs: UInt32) -> FLVMessage {
+        info.adopt(sequenceHeader: packet)
         switch packet.kind {
         case .video:
-            info.video?.decoderConfiguration = packet.data
-            return FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.avcSequenceHeader(packet.data))
+            return FLVMessage(type: .video, timestampMs: timestampMs,
+                              payload: Self.videoSequenceHeader(packet.data, codec: info.video?.codec ?? .h264))
         case .data, .cue:
             return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .audio:
-            info.audio?.audioSpecificConfig = packet.data
             let audio = info.audio
             return FLVMessage(type: .audio, timestampMs: timestampMs,
                               payload: FLVBody.aacSequenceHeader(packet.data, sampleRate: audio?.sampleRate ?? 44100,
                                                                  channels: audio?.channels ?? 2))
         }
+    }
+
+    /// H.264's AVC sequence header (legacy FLV), or Enhanced RTMP's `SequenceStart`.
+    static func videoSequenceHeader(_ configuration: [UInt8], codec: VideoCodec) -> [UInt8] {
+        guard let enhanced = codec.enhancedRTMP else { return FLVBody.avcSequenceHeader(configuration) }
+        return FLVBody.exVideoSequenceStart(enhanced, configuration: configuration)
     }
 
     var metadata: [AMF0Property] {
@@ -86,7 +93,7 @@ struct FLVPacketizer {
                 AMF0Property("height", .number(Double(video.height))),
                 AMF0Property("videodatarate", .number(Double(video.bitrate) / 1000)),
                 AMF0Property("framerate", .number(video.frameRate)),
-                AMF0Property("videocodecid", .number(7)),
+                AMF0Property("videocodecid", .number(video.codec.metadataCodecID)),
             ]
         }
         if let audio = info.audio {

@@ -1,31 +1,45 @@
 import DequeModule
 
-/// One output's published connection while a ``SendLoop`` serves it: sends what the output's
-/// queue holds, as far as the socket takes it without blocking, and says what it waits for.
-///
-/// The stream header goes out first on every connection (metadata, sequence headers), then the
-/// queue's packets, each stamped with the output's resume shift. A packet that does not fit
-/// waits in `outbox` until the socket has drained; a socket that takes nothing for the send
-/// timeout is a `sendDataTimeout`, as a blocked write would have been.
-final class Publishing {
-    /// What a turn ends in.
-    enum Turn {
-        /// The queue is empty (or the output paused): run again when the output wakes the loop.
-        case idle
-        /// The socket has no room for the next message: run again shortly.
-        case blocked
-        /// This turn sent its share; others' turns come first.
-        case yielded
-        case ended(RTMPOutput.PumpOutcome)
-    }
+/// What a ``SendLoop`` holds of a published connection, whatever its kind.
+protocol PublishingTurns: AnyObject {
+    var output: RTMPOutput { get }
+    /// What the output carries over to its next connection.
+    var resume: RTMPOutput.ResumeState { get }
+    func runTurn(now: Int64) -> PublishingTurn
+    func close(graceful: Bool, drained: Bool)
+}
 
+/// How much a turn may do, for every kind of connection.
+enum PublishingPace {
     /// Bytes one turn may write before the loop goes on to the other outputs.
     static let turnBytes: Int64 = 256 * 1024
     /// How often the server's messages are read (acknowledgements, pings, errors, a close).
     static let serviceInterval: Int64 = 100_000
+}
+
+/// What a turn ends in.
+enum PublishingTurn {
+    /// The queue is empty (or the output paused): run again when the output wakes the loop.
+    case idle
+    /// The socket has no room for the next message: run again shortly.
+    case blocked
+    /// This turn sent its share; others' turns come first.
+    case yielded
+    case ended(RTMPOutput.PumpOutcome)
+}
+
+/// One output's published connection while a ``SendLoop`` serves it: sends what the output's
+/// queue holds, as far as the transport takes it without blocking, and says what it waits for.
+///
+/// The stream header goes out first on every connection (metadata, sequence headers; program
+/// tables), then the queue's packets, each stamped with the output's resume shift. A packet that
+/// does not fit waits in `outbox` until the transport has drained; a transport that takes nothing
+/// for the send timeout is a `sendDataTimeout`, as a blocked write would have been.
+final class Publishing<Connection: OutputConnection>: PublishingTurns {
+    typealias Turn = PublishingTurn
 
     let output: RTMPOutput
-    let connection: RTMPSession
+    let connection: Connection
     var resume: RTMPOutput.ResumeState
     private let keepsHistory: Bool
     /// Messages built and waiting for room.
@@ -36,17 +50,17 @@ final class Publishing {
     private var blockedSince: (time: Int64, queued: Int64)?
     private var lastServiced: (time: Int64, bytes: Int64)
 
-    init(output: RTMPOutput, connection: RTMPSession, resume: RTMPOutput.ResumeState, header: [FLVMessage]) {
+    init(output: RTMPOutput, connection: Connection, resume: RTMPOutput.ResumeState, headerTime: Int64) {
         self.output = output
         self.connection = connection
         self.resume = resume
         keepsHistory = output.queue.mode == .backpressure
-        outbox = Deque(header.map { Outgoing(message: $0, packet: nil) })
+        outbox = Deque(connection.header(at: headerTime).map { Outgoing(message: $0, packet: nil) })
         lastServiced = (monotonicMicroseconds(), connection.bytesSent)
     }
 
     /// Sends what the queue holds, as far as the socket takes it. The turn's messages are
-    /// chunked into one buffer and written together when it ends (``RTMPSession/flush()``):
+    /// framed into one buffer and written together when it ends (``OutputConnection/flush()``):
     /// one system call per turn rather than one per frame. What the socket does not take stays
     /// in that buffer and goes first next turn; the stream's end waits until it is written.
     func runTurn(now: Int64) -> Turn {
@@ -102,14 +116,14 @@ final class Publishing {
                 }
             }
             try serviceIncoming(now: now)
-            if connection.bytesSent - turnStart >= Self.turnBytes { return .yielded }
+            if connection.bytesSent - turnStart >= PublishingPace.turnBytes { return .yielded }
         }
     }
 
     /// The socket takes nothing more now. Stalled is no progress at all, as for a blocked write:
     /// a socket that drains, however slowly, is a slow network (congestion), not a dead one.
     private func blocked(now: Int64) -> Turn {
-        let queued = connection.sendBufferMemory?.queued ?? 0
+        let queued = connection.transportBacklog
         let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
         blockedSince = stall
         guard now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 else { return .blocked }
@@ -125,26 +139,28 @@ final class Publishing {
         var out = packet
         out.dts += resume.shift
         out.pts += resume.shift
-        let message = resume.packetizer.message(for: out)
+        if packet.isSequenceHeader { resume.info.adopt(sequenceHeader: packet) }
+        let message = connection.message(for: out)
         if keepsHistory { resume.history.record(packet, end: connection.bytesSent + connection.wireBytes(of: message)) }
-        return Outgoing(message: message, packet: SentPacket(out, bytes: message.bodySize))
+        return Outgoing(message: message, packet: SentPacket(out, bytes: connection.bodyBytes(of: message)))
     }
 
     /// A message built and waiting for room, with what to count of the packet it carries (nil:
     /// the stream header).
     private struct Outgoing {
-        let message: FLVMessage
+        let message: Connection.Message
         let packet: SentPacket?
     }
 
     /// Every 100 ms, and in `--fast` mode also every acknowledgement window, so that the
     /// history is cut as the server's acknowledgements come in.
     private func serviceIncoming(now: Int64) throws(LivePushError) {
-        guard now - lastServiced.time >= Self.serviceInterval
+        guard now - lastServiced.time >= PublishingPace.serviceInterval
                 || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(RTMPOutput.acknowledgementWindow)) else {
             return
         }
         lastServiced = (now, connection.bytesSent)
+        if let link = connection.linkStats { output.recordLink(link) }
         if let acknowledged = try connection.serviceIncoming() {
             resume.history.acknowledge(sequenceNumber: acknowledged)
         }

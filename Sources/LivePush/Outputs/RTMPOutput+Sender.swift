@@ -1,3 +1,5 @@
+import LivePushWire
+
 /// Connecting and reconnecting: blocking librtmp calls, on a thread (`livepush.conn`) that
 /// lives only while the output connects. Once published, the connection goes to a
 /// ``SendLoop`` (``Publishing``); when its pump ends, the loop hands it back here.
@@ -24,8 +26,9 @@ extension RTMPOutput {
         /// Added to every timestamp sent; grows when a GOP is sent again
         /// (``OutputClock/resendOffset(lastSent:step:first:)``).
         var shift: Int64 = 0
-        /// Follows the codec configuration across connections (sequence headers).
-        var packetizer: FLVPacketizer
+        /// The codec configuration, followed across connections (sequence headers): the next
+        /// connection's header.
+        var info: StreamInfo
         /// Output dts of the last packet sent.
         var lastSentDTS: Int64 = 0
         /// In `--fast` mode: what the server has not acknowledged yet, from a keyframe on.
@@ -48,7 +51,7 @@ extension RTMPOutput {
     }
 
     func startConnecting() {
-        let resume = ResumeState(packetizer: FLVPacketizer(info: info),
+        let resume = ResumeState(info: info,
                                  history: ResendHistory(limits: .init(fallbackWindow: fallbackUnconfirmedWindow),
                                                         hasVideo: info.video != nil))
         lock.withLock { episode = ConnectEpisode(machine: makeReconnectMachine(), resume: resume, isFirst: true) }
@@ -81,7 +84,7 @@ extension RTMPOutput {
         }
         if stopped { return finishAfterStop() }
         do {
-            let connection = try connect()
+            let connection = try connect(lock.withLock { self.episode?.resume.info } ?? info)
             let episode = lock.withLock {
                 connected = true
                 queue.isDisconnected = false
@@ -154,18 +157,24 @@ extension RTMPOutput {
     }
 
     /// Hands a published connection to a send loop, the stream header first.
-    private func publish(_ connection: RTMPSession, _ resume: ResumeState) {
+    private func publish(_ connection: Connected, _ resume: ResumeState) {
         let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
-        let header = resume.packetizer.header(timestampMs: UInt32(clamping: max(0, headerTime) / 1000))
         let loop = SendLoop.next()
         lock.withLock { self.loop = loop }
-        loop.attach(Publishing(output: self, connection: connection, resume: resume, header: header))
+        switch connection {
+        case .rtmp(let session):
+            loop.attach(Publishing(output: self, connection: RTMPConnection(session: session, info: resume.info),
+                                   resume: resume, headerTime: headerTime))
+        case .srt(let session, let muxer):
+            loop.attach(Publishing(output: self, connection: SRTConnection(session: session, muxer: muxer),
+                                   resume: resume, headerTime: headerTime))
+        }
     }
 
     /// Called by the send loop when a connection's pump ended. A graceful close waits for the
     /// server to close its side (``RTMPSession/close(graceful:lingering:)``), so it is done by a
     /// worker (``ConnectionWorkers/closing``), like a reconnect: the loop never blocks.
-    func pumpEnded(_ outcome: PumpOutcome, _ publishing: Publishing) {
+    func pumpEnded(_ outcome: PumpOutcome, _ publishing: any PublishingTurns) {
         lock.withLock { loop = nil }
         let ended = UncheckedTransfer(value: publishing)
         switch outcome {
@@ -176,12 +185,12 @@ extension RTMPOutput {
             }
         case .reconnectRequested:
             ConnectionWorkers.shared.run {
-                ended.value.close(graceful: true)
+                ended.value.close(graceful: true, drained: false)
                 self.signal(.reconnectRequested)
                 self.beginReconnecting(after: nil, ended.value.resume)
             }
         case .lost(let error):
-            publishing.close(graceful: false)
+            publishing.close(graceful: false, drained: false)
             signal(.connectionLost(error))
             beginReconnecting(after: error, publishing.resume)
         }
@@ -210,12 +219,34 @@ extension RTMPOutput {
         signal(.finished)
     }
 
-    private func connect() throws(LivePushError) -> RTMPSession {
+    /// A connection made, before it publishes.
+    enum Connected {
+        case rtmp(RTMPSession)
+        /// With the muxer for its stream, made before connecting: a stream MPEG-TS cannot carry
+        /// fails the connect rather than the publish.
+        case srt(SRTSession, TSMuxer)
+
+        var url: PushURL {
+            switch self {
+            case .rtmp(let session): session.url
+            case .srt(let session, _): session.url
+            }
+        }
+    }
+
+    private func connect(_ info: StreamInfo) throws(LivePushError) -> Connected {
+        let url = lock.withLock { self.url }
+        if url.scheme == .srt {
+            let muxer = try SRTConnection.muxer(for: info)
+            let options = SRTSession.Options(connectTimeout: config.connectTimeout, peerIdleTimeout: config.sendDataTimeout)
+            return .srt(try SRTSession(url: url, options: options), muxer)
+        }
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
-                                          acknowledgementWindow: queue.mode == .backpressure ? Self.acknowledgementWindow : nil)
-        let session = try RTMPSession(url: lock.withLock { url }, options: options)
+                                          acknowledgementWindow: queue.mode == .backpressure ? Self.acknowledgementWindow : nil,
+                                          fourCcList: info.video?.codec.enhancedRTMP.map { [$0.fourCC] } ?? [])
+        let session = try RTMPSession(url: url, options: options)
         do {
             try session.connectAndPublish()
         } catch {
@@ -225,7 +256,7 @@ extension RTMPOutput {
             }
             throw error
         }
-        return session
+        return .rtmp(session)
     }
 
     /// How often the server is asked to acknowledge what it read, in `--fast` mode.

@@ -31,6 +31,8 @@ final class RTMPOutput: @unchecked Sendable {
 
     /// The output's position in the push's list of destinations (0 for the first URL).
     let id: Int
+    /// What the output speaks, from its URL's scheme (a refreshed URL keeps it).
+    let kind: PushURL.Scheme
     let config: PushConfig
     let info: StreamInfo
     let signal: @Sendable (Signal) -> Void
@@ -52,6 +54,8 @@ final class RTMPOutput: @unchecked Sendable {
     private var secondBytes: Int64 = 0
     private var secondFrames = 0
     private var congestion: CongestionDetector
+    /// The transport's own figures (SRT), as the connection last read them.
+    private var link: SRTLinkStats?
     /// Each side signals the other only when it is actually waiting, and a producer blocked on
     /// a full queue is woken only once the queue has drained to half: at thousands of packets
     /// per second, a wake-up per packet would cost more CPU than the packets themselves.
@@ -69,6 +73,7 @@ final class RTMPOutput: @unchecked Sendable {
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.id = id
+        kind = url.scheme
         self.config = config
         self.url = url
         self.info = info
@@ -265,6 +270,11 @@ final class RTMPOutput: @unchecked Sendable {
         }
     }
 
+    /// The transport's figures, read by the connection at its service turns (SRT).
+    func recordLink(_ stats: SRTLinkStats) {
+        lock.withLock { link = stats }
+    }
+
     /// The URL in use, with its secrets masked.
     var redactedURL: String { lock.withLock { url.redacted } }
 
@@ -274,7 +284,8 @@ final class RTMPOutput: @unchecked Sendable {
         return lock.withLock {
             OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
                         videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
-                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness)
+                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
+                        kind: url.scheme.rawValue, srt: link)
         }
     }
 

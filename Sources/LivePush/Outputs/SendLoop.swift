@@ -10,7 +10,7 @@ import Synchronization
 /// it sleeps), when it is stopped, paused or resumed. Besides, the loop comes back to a
 /// blocked socket every 5 ms and to every connection every 250 ms (``sweepInterval``), to read
 /// what its server sent; a connection that sends reads it at its turns, every 100 ms at most
-/// (``Publishing/serviceInterval``). Connecting is not done here: it blocks (see
+/// (``PublishingPace/serviceInterval``). Connecting is not done here: it blocks (see
 /// `RTMPOutput+Sender.swift`).
 final class SendLoop: @unchecked Sendable {
     /// One loop per core, two at least, shared by every push in the process.
@@ -30,11 +30,11 @@ final class SendLoop: @unchecked Sendable {
 
     private let lock = ConditionLock()
     // Guarded by `lock`.
-    private var arriving: [Publishing] = []
+    private var arriving: [any PublishingTurns] = []
     private var woken: Set<ObjectIdentifier> = []
     private var sleeping = false
     // The loop thread's own.
-    private var attached: [ObjectIdentifier: Publishing] = [:]
+    private var attached: [ObjectIdentifier: any PublishingTurns] = [:]
     private var blocked: Set<ObjectIdentifier> = []
 
     private init() {
@@ -42,7 +42,7 @@ final class SendLoop: @unchecked Sendable {
     }
 
     /// Serves `publishing` from now on, until its turn ends the pump.
-    func attach(_ publishing: Publishing) {
+    func attach(_ publishing: any PublishingTurns) {
         lock.withLockThenBroadcast {
             arriving.append(publishing)
             woken.insert(ObjectIdentifier(publishing.output))
@@ -91,7 +91,7 @@ final class SendLoop: @unchecked Sendable {
     }
 
     /// Waits until an output wakes the loop or `deadline` (monotonic µs) passes; takes what arrived.
-    private func waitForWork(until deadline: Int64) -> ([Publishing], Set<ObjectIdentifier>) {
+    private func waitForWork(until deadline: Int64) -> ([any PublishingTurns], Set<ObjectIdentifier>) {
         lock.withLock {
             while arriving.isEmpty && woken.isEmpty {
                 let left = deadline - monotonicMicroseconds()

@@ -1,17 +1,18 @@
-/// A validated `rtmp://` or `rtmps://` push URL.
+/// A validated push URL: `rtmp://` or `rtmps://` (with an app and a stream name), or `srt://`
+/// (a host and a port, with FFmpeg's srt URL options in the query, see ``SRTURLOptions``).
 ///
 /// librtmp's own parser is lenient (it accepts a host with a space, a missing stream name)
 /// and then fails late with a vague error; validating here gives the user the
 /// `invalidURL` code and a sentence before anything touches the network.
 public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
-    public enum Scheme: String, Sendable { case rtmp, rtmps }
+    public enum Scheme: String, Sendable { case rtmp, rtmps, srt }
 
     public let scheme: Scheme
     public let host: String
     public let port: Int
-    /// The application path, e.g. `live` or `live/instance`.
+    /// The application path, e.g. `live` or `live/instance` (empty for `srt://`).
     public let app: String
-    /// The stream name (the publish name), without the query.
+    /// The stream name (the publish name), without the query (empty for `srt://`).
     public let streamName: String
     /// The query string without the leading `?` (e.g. `auth_key=...`), empty when absent.
     public let query: String
@@ -25,7 +26,7 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         }
         guard let schemeEnd = string.firstRange(of: "://") else { throw invalid("missing scheme") }
         guard let scheme = Scheme(rawValue: String(string[..<schemeEnd.lowerBound]).lowercased()) else {
-            throw invalid("scheme must be rtmp or rtmps")
+            throw invalid("scheme must be rtmp, rtmps or srt")
         }
         let rest = string[schemeEnd.upperBound...]
         guard !rest.contains(where: { $0.isWhitespace }) else {
@@ -35,10 +36,15 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         let query = pathAndQuery.count > 1 ? String(pathAndQuery[1]) : ""
         let components = pathAndQuery[0].split(separator: "/", omittingEmptySubsequences: false)
         let authority = String(components[0])
-        guard !authority.isEmpty else { throw invalid("missing host") }
+        // An SRT listener binds every address: `srt://:9000?mode=listener`.
+        guard !authority.isEmpty || scheme == .srt else { throw invalid("missing host") }
 
         var host = authority
-        var port = scheme == .rtmps ? 443 : 1935
+        var port = switch scheme {
+        case .rtmp: 1935
+        case .rtmps: 443
+        case .srt: 0
+        }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw invalid("unterminated IPv6 host") }
             host = String(authority[authority.index(after: authority.startIndex)..<close])
@@ -57,9 +63,23 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         let hostAllowed = host.allSatisfy { (c: Character) -> Bool in
             c.isLetter || c.isNumber || ".-_:".contains(c)
         }
-        guard !host.isEmpty, hostAllowed else { throw invalid("bad host") }
+        guard !host.isEmpty || scheme == .srt, hostAllowed else { throw invalid("bad host") }
 
         let path = components.dropFirst().filter { !$0.isEmpty }.map(String.init)
+        if scheme == .srt {
+            guard port != 0 else { throw invalid("an srt:// URL needs a port") }
+            guard path.isEmpty else { throw invalid("an srt:// URL has no path; name the stream with ?streamid=") }
+            let options = try SRTURLOptions(query: query)
+            guard !host.isEmpty || options.mode == .listener else { throw invalid("missing host (only a listener may omit it)") }
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            app = ""
+            streamName = ""
+            self.query = query
+            rawValue = string
+            return
+        }
         guard path.count >= 2 else {
             throw invalid(path.isEmpty ? "missing app and stream name" : "missing stream name")
         }
@@ -70,6 +90,11 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         self.streamName = path[path.count - 1]
         self.query = query
         self.rawValue = string
+    }
+
+    /// The SRT options of an `srt://` URL (nil for RTMP); validated when the URL was.
+    public var srtOptions: SRTURLOptions? {
+        scheme == .srt ? try? SRTURLOptions(query: query) : nil
     }
 
     /// The path that URL signing covers: `/app/stream`.

@@ -23,6 +23,9 @@ final class RTMPSession {
         /// When set, the server is asked (Window Acknowledgement Size) to acknowledge every so
         /// many bytes it reads; ``serviceIncoming()`` returns the acknowledgements.
         var acknowledgementWindow: UInt32?
+        /// Enhanced RTMP: the FourCCs the connect command announces (``RTMPConnectCommand``);
+        /// empty for a legacy stream, whose connect librtmp builds itself.
+        var fourCcList: [String] = []
     }
 
     private enum Channel {
@@ -48,6 +51,9 @@ final class RTMPSession {
     /// connection (a thousand channels each keep one).
     private static let outgoingLimit = 64 * 1024
     private(set) var isPublishing = false
+    /// The FourCCs the server's connect `_result` named (an Enhanced RTMP server); nil when it
+    /// named none.
+    private(set) var serverFourCcList: [String]?
     /// Bytes written on this connection, counted high: the handshake and commands at a generous
     /// estimate, every message with its largest chunk headers. The server's acknowledgements
     /// count the same bytes exactly, so a position at or below an acknowledgement surely arrived.
@@ -112,7 +118,7 @@ final class RTMPSession {
                 throw error
             }
         }
-        guard RTMP_Connect1(rtmp, nil) != 0 else {
+        guard connectCommand() else {
             close(graceful: false)
             throw LivePushError(.handshakeFailed, "\(url.host):\(url.port)")
         }
@@ -130,6 +136,31 @@ final class RTMPSession {
         // on a graceful stop.
         rtmp.pointee.m_stream_id = 0
         isPublishing = true
+    }
+
+    /// The handshake, then `connect`: librtmp's own, or ours when it must carry Enhanced RTMP's
+    /// `fourCcList`. librtmp sends a packet given to `RTMP_Connect1` in place of its own and
+    /// queues its method, so the `_result` is matched and the publish goes on as usual.
+    private func connectCommand() -> Bool {
+        guard !options.fourCcList.isEmpty else { return RTMP_Connect1(rtmp, nil) != 0 }
+        func text(_ value: AVal) -> String {
+            guard let start = value.av_val, value.av_len > 0 else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: start, count: Int(value.av_len)), as: UTF8.self)
+        }
+        let command = RTMPConnectCommand(app: text(rtmp.pointee.Link.app), tcUrl: text(rtmp.pointee.Link.tcUrl),
+                                         fourCcList: options.fourCcList)
+        let body = command.body
+        let headroom = Int(RTMP_MAX_HEADER_SIZE)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: headroom + body.count)
+        defer { buffer.deallocate() }
+        body.withUnsafeBytes { UnsafeMutableRawPointer(buffer + headroom).copyMemory(from: $0.baseAddress!, byteCount: body.count) }
+        var packet = RTMPPacket()
+        packet.m_nChannel = Channel.command
+        packet.m_headerType = UInt8(RTMP_PACKET_SIZE_LARGE)
+        packet.m_packetType = UInt8(RTMP_PACKET_TYPE_INVOKE)
+        packet.m_body = buffer + headroom
+        packet.m_nBodySize = UInt32(body.count)
+        return RTMP_Connect1(rtmp, &packet) != 0
     }
 
     /// Runs TLS and the certificate check on the fresh socket, then makes librtmp use that
@@ -163,7 +194,10 @@ final class RTMPSession {
             guard packet.m_nBytesRead == packet.m_nBodySize else { continue }
             defer { RTMPPacket_Free(&packet) }
             if let reply = ServerReply(packet) {
-                if reply.isConnectResult { connectAccepted = true }
+                if reply.isConnectResult {
+                    connectAccepted = true
+                    serverFourCcList = reply.fourCcList
+                }
                 if let error = reply.error(connectAccepted: connectAccepted) {
                     close(graceful: false)
                     throw error

@@ -11,6 +11,7 @@ struct ServerReply {
     let level: String?
     let code: String?
     let serverDescription: String?
+    let fourCcList: [String]?
 
     init?(_ packet: RTMPPacket) {
         guard let body = packet.m_body,
@@ -22,6 +23,7 @@ struct ServerReply {
         level = reply.level
         code = reply.code
         serverDescription = reply.statusDescription
+        fourCcList = reply.fourCcList
     }
 
     /// A command message read by ``ServerMessages`` (after librtmp handed the reading over).
@@ -32,6 +34,7 @@ struct ServerReply {
         level = reply.level
         code = reply.code
         serverDescription = reply.statusDescription
+        fourCcList = reply.fourCcList
     }
 
     /// librtmp numbers the connect command's transaction 1.

@@ -23,7 +23,8 @@ enum TCPConnector {
     static func connect(host: String, port: Int, timeouts: Timeouts) throws(LivePushError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        // SOCK_STREAM: the name is not visible here once libsrt's module has claimed <sys/socket.h>.
+        hints.ai_socktype = 1
         hints.ai_protocol = Int32(IPPROTO_TCP)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)

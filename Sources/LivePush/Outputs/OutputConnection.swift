@@ -1,0 +1,48 @@
+/// A published connection as ``Publishing`` drives it from a ``SendLoop``, whatever its
+/// protocol: RTMP (``RTMPConnection``) or SRT (``SRTConnection``).
+///
+/// A connection frames the output's packets itself (FLV tags in RTMP messages; MPEG-TS) and
+/// never blocks the loop: what its transport does not take now waits in it until the next
+/// turn. Everything else an output is (its queue and drop policy, reconnect, congestion,
+/// figures) is the same for every kind and lives in ``RTMPOutput``.
+protocol OutputConnection: AnyObject {
+    associatedtype Message
+
+    /// What goes first on every connection (RTMP: metadata and sequence headers; TS: the
+    /// program tables), for media that starts at output time `time` (µs).
+    func header(at time: Int64) -> [Message]
+    /// One packet, stamped on the output timeline, framed for this connection. A sequence
+    /// header changes the framing of the packets after it.
+    func message(for packet: MediaPacket) -> Message
+    /// The media bytes of `message`, as the output's figures count them (no framing).
+    func bodyBytes(of message: Message) -> Int
+    /// Bytes `message` adds to ``bytesSent``, at most.
+    func wireBytes(of message: Message) -> Int64
+    /// Whether sending `bytes` now would not have to wait for the transport.
+    func hasRoom(for bytes: Int64) -> Bool
+    /// Queues a message; it is written at the next ``flush()``, or sooner.
+    func send(_ message: Message) throws(LivePushError)
+    /// Writes what is queued as far as the transport takes it; true when nothing is left.
+    func flush() throws(LivePushError) -> Bool
+    /// Whether bytes wait for the transport (the last flush could not write them all).
+    var hasUnwrittenBytes: Bool { get }
+    /// Bytes counted as sent on this connection (the resend history's positions).
+    var bytesSent: Int64 { get }
+    /// What the transport holds and has not delivered yet (bytes): a stall is when this does
+    /// not shrink while the connection takes nothing.
+    var transportBacklog: Int64 { get }
+    /// Reads what the peer sent (acknowledgements, errors, a close); returns the bytes the peer
+    /// acknowledged, modulo 2^32, when it said (RTMP), for the resend history.
+    func serviceIncoming() throws(LivePushError) -> UInt32?
+    /// The transport's own figures, when it measures the link (SRT).
+    var linkStats: SRTLinkStats? { get }
+    /// Waits until the transport can take more, or `timeout` passes.
+    func waitUntilWritable(timeout: Duration)
+    /// Ends the connection; a graceful close tells the peer that the stream ended.
+    func close(graceful: Bool)
+}
+
+extension OutputConnection {
+    /// The transport's own figures, when it measures the link (SRT).
+    var linkStats: SRTLinkStats? { nil }
+}
