@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(
             name: "LivePushIntegrationTests",
             dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
-            exclude: ["Support/auth_server.py", "Support/trickle_relay.py"]
+            exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py"]
         ),
     ]
 )

@@ -38,10 +38,15 @@ final class PublishRecorder {
     /// Called with a description when writing the recording fails (recording then stops).
     var onRecordingError: ((String) -> Void)?
 
+    /// What the connect command announced (Enhanced RTMP's `fourCcList`).
+    private let announcedFourCcList: [String]?
+    private var videoFourCC: String?
+
     init(
         publishID: Int, app: String, stream: String, remote: String, recordingPath: String?,
-        isNewest: @escaping () -> Bool = { true }
+        announcedFourCcList: [String]? = nil, isNewest: @escaping () -> Bool = { true }
     ) throws {
+        self.announcedFourCcList = announcedFourCcList
         self.isNewest = isNewest
         self.publishID = publishID
         self.app = app
@@ -107,6 +112,13 @@ final class PublishRecorder {
         guard let b0 = p.first else { return }
         let isExHeader = b0 & 0x80 != 0
         let frameType = isExHeader ? (b0 >> 4) & 0x07 : b0 >> 4
+        if videoFourCC == nil {
+            if isExHeader, p.count >= 5 {
+                videoFourCC = String(decoding: p[p.index(p.startIndex, offsetBy: 1)..<p.index(p.startIndex, offsetBy: 5)], as: UTF8.self)
+            } else if !isExHeader, b0 & 0x0F == 7 {
+                videoFourCC = "avc1"
+            }
+        }
         let isFrame: Bool
         if frameType == 5 {
             isFrame = false  // video info / command frame
@@ -182,6 +194,7 @@ final class PublishRecorder {
             firstVideoFrameIsKeyframe: firstVideoFrameIsKeyframe, sequenceHeaders: sequenceHeaders,
             audioFrames: audioFrames, dataMessages: dataMessages, bytes: bytes,
             firstTimestampMs: firstTimestamp, lastTimestampMs: lastTimestamp,
-            recordingPath: recordingPath, metadata: metadata, monotonic: monotonic, endReason: reason)
+            recordingPath: recordingPath, metadata: metadata, monotonic: monotonic, videoFourCC: videoFourCC,
+            announcedFourCcList: announcedFourCcList, endReason: reason)
     }
 }

@@ -32,6 +32,12 @@ public struct PublishSummary: Sendable {
     public var metadata: [AMF0Property]
     /// True when the timestamps of each track never went backwards.
     public var monotonic: Bool
+    /// The video codec's FourCC: `avc1` for legacy AVC, else the Enhanced RTMP header's
+    /// (`hvc1`, `av01`, `vp09`); nil without video.
+    public var videoFourCC: String?
+    /// The `fourCcList` the client's connect command announced (Enhanced RTMP); nil when it
+    /// announced none (a legacy client).
+    public var announcedFourCcList: [String]?
     /// Why the publish ended: "deleteStream", "FCUnpublish", "closeStream", "disconnect", "stop".
     public var endReason: String
 

@@ -15,6 +15,10 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     private var remote = "?"
     private var app: String?
     private var objectEncoding: Double = 0
+    /// The connect command's `fourCcList` (an Enhanced RTMP client); nil for a legacy one.
+    private var announcedFourCcList: [String]?
+    /// The Enhanced RTMP codecs the receiver reads: it counts and records any FourCC's frames.
+    static let readableFourCCs = ["hvc1", "av01", "vp09"]
     private var nextStreamID: UInt32 = 1
     /// Publishes started on this connection (bounded by ``RTMPReceiver/Limits/maxPublishesPerConnection``).
     private var publishCount = 0
@@ -153,6 +157,11 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             }
             self.app = app
             objectEncoding = command.commandObject["objectEncoding"]?.numberValue ?? 0
+            // Enhanced RTMP: the client names the codecs it will send; the answer names those
+            // this receiver reads (all of E-RTMP v1's), as an E-RTMP server does.
+            if case .strictArray(let values)? = command.commandObject["fourCcList"] {
+                announcedFourCcList = values.compactMap(\.stringValue)
+            }
             context.write(wrapOutboundOut(.windowAcknowledgementSize(configuration.windowAcknowledgementSize)), promise: nil)
             context.write(wrapOutboundOut(.setPeerBandwidth(configuration.peerBandwidth, limitType: 2)), promise: nil)
             if let size = configuration.outgoingChunkSize {
@@ -163,7 +172,9 @@ final class RTMPSessionHandler: ChannelInboundHandler {
                 .object([
                     AMF0Property("fmsVer", .string("FMS/3,0,1,123")),
                     AMF0Property("capabilities", .number(31)),
-                ]),
+                ] + (announcedFourCcList == nil ? [] : [
+                    AMF0Property("fourCcList", .strictArray(Self.readableFourCCs.map(AMF0Value.string))),
+                ])),
                 status("status", "NetConnection.Connect.Success", "Connection succeeded.",
                        extra: [AMF0Property("objectEncoding", .number(objectEncoding))]),
             ], context: context)
@@ -294,6 +305,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         do {
             let core = self.core
             recorder = try PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: path,
+                                           announcedFourCcList: announcedFourCcList,
                                            isNewest: { core.isNewestPublish(publishID, of: stream) })
         } catch {
             core.emit(.protocolError("\(remote): cannot record \(path ?? "?"): \(error)"))

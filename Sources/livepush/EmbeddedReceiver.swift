@@ -28,7 +28,7 @@ struct EmbeddedReceiver: Sendable {
 
 extension PublishSummary {
     var text: String {
-        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes), \(audioFrames) audio frames, "
+        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes\(videoFourCC.map { ", \($0)" } ?? "")), \(audioFrames) audio frames, "
         line += "\(bytes) bytes, \(Double(durationMs) / 1000) s, timestamps \(monotonic ? "monotonic" : "NOT monotonic")"
         if let recordingPath { line += "\nrecorded: \(recordingPath)" }
         return line
@@ -46,6 +46,8 @@ extension PublishSummary {
             ("monotonic", .bool(monotonic)),
         ]
         if let recordingPath { fields.append(("recording", .string(recordingPath))) }
+        if let videoFourCC { fields.append(("videoFourCC", .string(videoFourCC))) }
+        if let announcedFourCcList { fields.append(("fourCcList", .array(announcedFourCcList.map(JSONValue.string)))) }
         return JSONValue.object(fields).encoded
     }
 }

@@ -82,9 +82,9 @@ struct PushCommand: AsyncParsableCommand {
     var record: String?
 
     @Option(name: .customLong("output-video"), parsing: .singleValue,
-            help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS (1=640x360@800); repeatable.",
-                               discussion: "Encoded once per distinct size and bitrate from one decode; other outputs carry the input's video.",
-                               valueName: "ID=WxH@KBPS"))
+            help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS[/CODEC] (1=640x360@800, 0=1280x720@2500/hevc); repeatable.",
+                               discussion: "Encoded once per distinct size, bitrate and codec (h264, hevc, av1) from one decode; other outputs carry the input's video.",
+                               valueName: "ID=WxH@KBPS[/CODEC]"))
     var outputVideo: [String] = []
 
     @Option(name: .customLong("receiver-dir"),

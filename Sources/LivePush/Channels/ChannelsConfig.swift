@@ -213,23 +213,31 @@ extension ChannelSpec {
             if let unknown = fields.keys.sorted().first(where: { !["url", "video"].contains($0) }) {
                 throw refuse(id, "\(field).\(unknown)", "is not an output field (url, video)")
             }
-            guard case .string(let text) = fields["url"] else { throw refuse(id, "\(field).url", "must be an rtmp:// URL") }
+            guard case .string(let text) = fields["url"] else { throw refuse(id, "\(field).url", "must be an rtmp://, rtmps:// or srt:// URL") }
             url = text
             switch fields["video"] {
             case nil: break
             case .object(let video):
-                guard video.keys.allSatisfy({ ["size", "bitrate"].contains($0) }), case .string(let sizeText) = video["size"],
+                let shape = "must be {\"size\": \"WxH\", \"bitrate\": KBPS, \"codec\": \"h264|hevc|av1\" (optional)}"
+                guard video.keys.allSatisfy({ ["size", "bitrate", "codec"].contains($0) }), case .string(let sizeText) = video["size"],
                       let size = VideoSize(sizeText), case .number(let kbps) = video["bitrate"], kbps == kbps.rounded(), abs(kbps) < 1e9 else {
-                    throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS}")
+                    throw refuse(id, "\(field).video", shape)
                 }
-                let candidate = VideoRendition(width: size.width, height: size.height, bitrateKbps: Int(kbps))
+                var codec = VideoCodec.h264
+                if let value = video["codec"] {
+                    guard case .string(let name) = value, let named = VideoCodec(rawValue: name), named != .vp9 else {
+                        throw refuse(id, "\(field).video", shape)
+                    }
+                    codec = named
+                }
+                let candidate = VideoRendition(width: size.width, height: size.height, bitrateKbps: Int(kbps), codec: codec)
                 do throws(LivePushError) {
                     try candidate.validate()
                 } catch {
                     throw refuse(id, "\(field).video", error.message)
                 }
                 rendition = candidate
-            default: throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS}")
+            default: throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS, \"codec\": \"h264|hevc|av1\" (optional)}")
             }
         default:
             throw refuse(id, field, "must be an rtmp:// URL or an output object")

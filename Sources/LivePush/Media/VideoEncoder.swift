@@ -25,7 +25,7 @@ final class VideoEncoder {
             ctx.pointee.framerate = av_d2q(settings.frameRate, 100_000)
             ctx.pointee.gop_size = Int32(settings.gopFrames)
             ctx.pointee.max_b_frames = 0
-            Self.applyBitrate(bitrate, to: ctx)
+            Self.applyBitrate(bitrate, codec: settings.codec, to: ctx)
             ctx.pointee.thread_count = settings.sliceThreads ? 2 : 3
         }
         let extradata = encoder.extradata
@@ -64,8 +64,11 @@ final class VideoEncoder {
                             ("x265-params", "bframes=0:log-level=error:repeat-headers=0:keyint=\(settings.gopFrames)")])
         case .av1:
             if let codec = avcodec_find_encoder_by_name("libsvtav1") {
-                // Preset 12 is SVT-AV1's fastest: live, on two cores.
-                return (codec, [("preset", "12"), ("svtav1-params", "pred-struct=1:lookahead=0")])
+                // Preset 12 is SVT-AV1's fastest: live, on two cores. pred-struct=1 is its low-delay
+                // structure (no mini-GOP of 16 frames held back), rate controlled as CBR. SVT writes
+                // its banner and warnings to stderr itself: errors only.
+                setenv("SVT_LOG", "1", 0)
+                return (codec, [("preset", "12"), ("svtav1-params", "pred-struct=1")])
             }
             guard let codec = avcodec_find_encoder_by_name("libaom-av1") else {
                 throw LivePushError(.encoderUnavailable, "no AV1 encoder (install libavcodec with libsvtav1)")
@@ -78,8 +81,10 @@ final class VideoEncoder {
 
     /// A constrained (VBV) bitrate, so that one second never carries much more than the target:
     /// that is what a congested link can be asked to carry.
-    private static func applyBitrate(_ bitrate: Int, to ctx: UnsafeMutablePointer<AVCodecContext>) {
+    /// SVT-AV1 refuses a maximum rate equal to the target; in its low-delay mode it runs CBR.
+    private static func applyBitrate(_ bitrate: Int, codec: VideoCodec, to ctx: UnsafeMutablePointer<AVCodecContext>) {
         ctx.pointee.bit_rate = Int64(bitrate)
+        guard codec != .av1 else { return }
         ctx.pointee.rc_max_rate = Int64(bitrate)
         ctx.pointee.rc_buffer_size = Int32(clamping: bitrate)
     }
@@ -88,7 +93,8 @@ final class VideoEncoder {
     func setBitrate(_ newValue: Int) {
         guard newValue != bitrate else { return }
         bitrate = newValue
-        encoder.reconfigure { Self.applyBitrate(newValue, to: $0) }
+        let codec = settings.codec
+        encoder.reconfigure { Self.applyBitrate(newValue, codec: codec, to: $0) }
     }
 
     /// Encodes a YUV420P picture of the configured size at `timestamp` (µs).

@@ -1,26 +1,32 @@
 import CFFmpeg
 
-/// Decodes H.264 ``MediaPacket``s (AVCC, stamped on the output clock) back into pictures:
+/// Decodes video ``MediaPacket``s (H.264 or HEVC length-prefixed, AV1 or VP9 as MP4 holds them,
+/// stamped on the output clock) back into pictures:
 /// the one decode that the renditions after the clock share (``RenditionStage``).
 ///
 /// Packets go in with their output times (µs) and pictures come out in presentation order
 /// with the same times. Pictures in a layout the scaler cannot take directly are converted to
 /// I420 at their own size.
 final class VideoPacketDecoder {
-    /// The AVCDecoderConfigurationRecord the decoder was opened with.
+    /// The configuration record (avcC, hvcC, av1C, vpcC) the decoder was opened with.
     let configuration: [UInt8]
     private let decoder: FFDecoder
     private let packet: UnsafeMutablePointer<AVPacket>
     private var converter: FrameScaler?
     private var lastTime: Int64?
 
-    init(configuration: [UInt8]) throws(LivePushError) {
+    init(configuration: [UInt8], codec: VideoCodec = .h264) throws(LivePushError) {
         self.configuration = configuration
         guard let parameters = avcodec_parameters_alloc() else { throw LivePushError(.outOfMemory, "avcodec_parameters_alloc") }
         var owned: UnsafeMutablePointer<AVCodecParameters>? = parameters
         defer { avcodec_parameters_free(&owned) }
         parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        parameters.pointee.codec_id = AV_CODEC_ID_H264
+        parameters.pointee.codec_id = switch codec {
+        case .h264: AV_CODEC_ID_H264
+        case .hevc: AV_CODEC_ID_HEVC
+        case .av1: AV_CODEC_ID_AV1
+        case .vp9: AV_CODEC_ID_VP9
+        }
         // The record goes in as extradata (zero-padded, as libavcodec reads past its end).
         let padded = Int(AV_INPUT_BUFFER_PADDING_SIZE)
         guard let extradata = av_mallocz(configuration.count + padded)?.assumingMemoryBound(to: UInt8.self) else {

@@ -44,8 +44,9 @@ final class RenditionStage {
             encoding.initialVideoBitrateKbps = nil
             encoding.minVideoBitrateKbps = nil
             encoding.frameRate = nil
-            let settings = try VideoEncoderSettings(width: source.width, height: source.height,
+            var settings = try VideoEncoderSettings(width: source.width, height: source.height,
                                                     frameRate: source.frameRate, options: encoding)
+            settings.codec = rendition.codec
             let outputs = renditions.filter { $0.value == rendition }.map(\.key).sorted()
             let adaptive = options.adaptiveBitrate
                 ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate, initial: settings.initialBitrate)
@@ -55,7 +56,7 @@ final class RenditionStage {
         }
         self.branches = branches
         directOutputs = (0..<outputCount).filter { renditions[$0] == nil }
-        decoder = try VideoPacketDecoder(configuration: source.decoderConfiguration)
+        decoder = try VideoPacketDecoder(configuration: source.decoderConfiguration, codec: source.codec)
         figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })
     }
 

@@ -7,20 +7,26 @@ public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
     public var height: Int
     /// Target bitrate, kbit/s.
     public var bitrateKbps: Int
+    /// What it is encoded to: H.264 unless said (HEVC and AV1 need Enhanced RTMP or SRT).
+    public var codec: VideoCodec
 
-    public init(width: Int, height: Int, bitrateKbps: Int) {
+    public init(width: Int, height: Int, bitrateKbps: Int, codec: VideoCodec = .h264) {
         self.width = width
         self.height = height
         self.bitrateKbps = bitrateKbps
+        self.codec = codec
     }
 
-    /// Parses `WxH@KBPS`, as in `640x360@800`.
+    /// Parses `WxH@KBPS[/CODEC]`, as in `640x360@800` or `1280x720@2500/hevc`.
     public init(parsing text: String) throws(LivePushError) {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let size = VideoSize(String(parts[0])), let kbps = Int(parts[1]) else {
-            throw LivePushError(.outputSettingsInvalid, "video rendition \"\(TerminalText.escape(text))\" is not WxH@KBPS, as in 640x360@800")
+        let (main, codecName) = text.firstIndex(of: "/").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, "h264")
+        let parts = main.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, let size = VideoSize(String(parts[0])), let kbps = Int(parts[1]),
+              let codec = VideoCodec(rawValue: codecName.lowercased()), codec != .vp9 else {
+            throw LivePushError(.outputSettingsInvalid,
+                                "video rendition \"\(TerminalText.escape(text))\" is not WxH@KBPS[/h264|hevc|av1], as in 640x360@800 or 1280x720@2500/hevc")
         }
-        self.init(width: size.width, height: size.height, bitrateKbps: kbps)
+        self.init(width: size.width, height: size.height, bitrateKbps: kbps, codec: codec)
         try validate()
     }
 
@@ -34,7 +40,7 @@ public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(width)x\(height)@\(bitrateKbps)" }
+    public var description: String { "\(width)x\(height)@\(bitrateKbps)" + (codec == .h264 ? "" : "/\(codec.rawValue)") }
 
     /// Parses the CLI's `ID=WxH@KBPS` (`1=320x180@300`): the output's id and its rendition.
     public static func parseAssignment(_ text: String) throws(LivePushError) -> (output: Int, rendition: VideoRendition) {
