@@ -134,6 +134,12 @@ final class ChannelMetrics: Sendable {
             gauge("livepush_output_queue_seconds", labels, "Media waiting in the output's send queue.", Double(output.queued) / 1e6)
             gauge("livepush_output_bitrate_bits_per_second", labels, "Bits per second the output sent.", Double(output.bitrate))
             lateness("livepush_output", labels, output.lateness, "written to the output's socket")
+            if let link = output.srt {
+                gauge("livepush_output_srt_rtt_seconds", labels, "An SRT output's round-trip time, as SRT measures it.", link.roundTripMs / 1000)
+                counter("livepush_output_srt_packets_lost_total", labels, "Packets an SRT output's peer reported lost.", link.packetsLost)
+                counter("livepush_output_srt_packets_retransmitted_total", labels, "Packets an SRT output sent again.", link.packetsRetransmitted)
+                counter("livepush_output_srt_packets_dropped_total", labels, "Packets an SRT output dropped as too late.", link.packetsDropped)
+            }
             for (kind, count) in [("disposable", output.drops.disposable), ("reference", output.drops.reference),
                                   ("keyframe", output.drops.keyframes), ("audio", output.drops.audio)] {
                 counter("livepush_output_dropped_frames_total", labels + [("kind", kind)], "Frames the output's queue dropped, by kind.", count)
@@ -145,6 +151,7 @@ final class ChannelMetrics: Sendable {
     private struct OutputFigures {
         var connected: Bool, bytes: Int64, videoFrames: Int, audioFrames: Int, reconnects: Int, queued: Int64, bitrate: Int, drops: FrameDrops
         var lateness: PacingLateness
+        var srt: SRTLinkStats? = nil
     }
 
     private static func outputs(of channel: Channel.Snapshot) -> [OutputFigures] {
@@ -153,7 +160,8 @@ final class ChannelMetrics: Sendable {
             if let pushID = output.pushID, let figures = stats.outputs.first(where: { $0.id == pushID }) {
                 return OutputFigures(connected: output.connected, bytes: figures.bytesSent, videoFrames: figures.videoFramesSent,
                                      audioFrames: figures.audioFramesSent, reconnects: output.reconnects, queued: figures.queuedDuration,
-                                     bitrate: figures.bitrate, drops: figures.droppedFrames, lateness: figures.sendLateness)
+                                     bitrate: figures.bitrate, drops: figures.droppedFrames, lateness: figures.sendLateness,
+                                     srt: figures.srt)
             }
             // One output: the push's own figures are that output's.
             let single = stats.outputs.isEmpty && output.pushID == 0

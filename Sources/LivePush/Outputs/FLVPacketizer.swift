@@ -79,6 +79,13 @@ struct FLVPacketizer {
         }
     }
 
+    /// Enhanced RTMP's `SequenceEnd` after a stream sent whole; nothing for legacy H.264 (the
+    /// AVC end-of-sequence tag is left out, as FFmpeg and OBS leave it out).
+    func trailer(timestampMs: UInt32) -> [FLVMessage] {
+        guard let enhanced = info.video?.codec.enhancedRTMP else { return [] }
+        return [FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.exVideoSequenceEnd(enhanced))]
+    }
+
     /// H.264's AVC sequence header (legacy FLV), or Enhanced RTMP's `SequenceStart`.
     static func videoSequenceHeader(_ configuration: [UInt8], codec: VideoCodec) -> [UInt8] {
         guard let enhanced = codec.enhancedRTMP else { return FLVBody.avcSequenceHeader(configuration) }

@@ -11,6 +11,9 @@ protocol OutputConnection: AnyObject {
     /// What goes first on every connection (RTMP: metadata and sequence headers; TS: the
     /// program tables), for media that starts at output time `time` (µs).
     func header(at time: Int64) -> [Message]
+    /// What ends a stream that was sent whole, at output time `time` (Enhanced RTMP's
+    /// `SequenceEnd`); sent before a graceful close.
+    func trailer(at time: Int64) -> [Message]
     /// One packet, stamped on the output timeline, framed for this connection. A sequence
     /// header changes the framing of the packets after it.
     func message(for packet: MediaPacket) -> Message

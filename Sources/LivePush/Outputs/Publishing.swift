@@ -177,6 +177,10 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
     /// the end of the stream it had not read yet.
     func close(graceful: Bool, drained: Bool = false) {
         if graceful && drained {
+            for message in connection.trailer(at: resume.lastSentDTS) where connection.hasRoom(for: connection.wireBytes(of: message)) {
+                try? connection.send(message)
+            }
+            _ = try? connection.flush()
             let deadline = monotonicMicroseconds() + output.config.sendDataTimeout.nanoseconds / 1000
             while !connection.hasRoom(for: 1024) && monotonicMicroseconds() < deadline {
                 connection.waitUntilWritable(timeout: .milliseconds(20))

@@ -13,6 +13,10 @@ final class RTMPConnection: OutputConnection {
         packetizer.header(timestampMs: UInt32(clamping: max(0, time) / 1000))
     }
 
+    func trailer(at time: Int64) -> [FLVMessage] {
+        packetizer.trailer(timestampMs: UInt32(clamping: max(0, time) / 1000))
+    }
+
     func message(for packet: MediaPacket) -> FLVMessage { packetizer.message(for: packet) }
     func bodyBytes(of message: FLVMessage) -> Int { message.bodySize }
     func wireBytes(of message: FLVMessage) -> Int64 { session.wireBytes(of: message) }

@@ -193,7 +193,15 @@ final class RTMPOutput: @unchecked Sendable {
     /// queue full on purpose.
     func updateCongestion() -> CongestionDetector.Change? {
         guard queue.mode == .dropping else { return nil }
-        return congestion.update(backlog: queue.bufferedDuration, now: monotonicMicroseconds())
+        return congestion.update(backlog: queue.bufferedDuration + linkBacklog, now: monotonicMicroseconds())
+    }
+
+    /// What an SRT link holds beyond a round trip (µs): media SRT sent and has not had
+    /// acknowledged. On a lossy or slow path it grows (retransmissions, a full window) before
+    /// our own queue does, so it counts toward the backlog that decides `networkPoor`.
+    private var linkBacklog: Int64 {
+        guard let link else { return 0 }
+        return max(0, Int64(link.sendBufferMs) * 1000 - Int64(2 * link.roundTripMs * 1000))
     }
 
     // MARK: - Sender side
@@ -272,7 +280,11 @@ final class RTMPOutput: @unchecked Sendable {
 
     /// The transport's figures, read by the connection at its service turns (SRT).
     func recordLink(_ stats: SRTLinkStats) {
-        lock.withLock { link = stats }
+        let change = lock.withLock {
+            link = stats
+            return updateCongestion()
+        }
+        if let change { signal(.network(change)) }
     }
 
     /// The URL in use, with its secrets masked.

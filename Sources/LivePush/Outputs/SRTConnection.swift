@@ -58,6 +58,8 @@ final class SRTConnection: OutputConnection {
     /// The muxer writes its tables before the first packet (and every keyframe) itself.
     func header(at time: Int64) -> [[UInt8]] { [] }
 
+    func trailer(at time: Int64) -> [[UInt8]] { [] }
+
     func message(for packet: MediaPacket) -> [UInt8] {
         var bytes: [UInt8] = []
         if packet.isSequenceHeader {
