@@ -18,8 +18,10 @@ enum CuedTestMedia {
 
     /// `main` (its colour and tone) for `seconds`, then `after` for `afterSeconds`, as one TS
     /// (1 s GOPs, no B-frames) with the cues at media times (seconds from the first packet).
+    /// `timestampOffset` moves the whole TS (its PTS and the cues' splice times) that much later,
+    /// so that a receiver can tell a cue re-stamped onto its output from one passed as it was.
     static func make(in dir: URL, main: PlayoutClip, seconds: Double, then after: PlayoutClip, for afterSeconds: Double,
-                     cues: [Cue]) throws -> String {
+                     cues: [Cue], timestampOffset: Double = 0) throws -> String {
         let plain = dir.appendingPathComponent("plain.ts").path
         let total = seconds + afterSeconds
         let made = try ProcessRunner.run("ffmpeg", [
@@ -30,7 +32,8 @@ enum CuedTestMedia {
             "-f", "lavfi", "-i", "sine=frequency=\(Int(after.tone)):sample_rate=44100:duration=\(afterSeconds)",
             "-filter_complex", "[0:v][2:a][1:v][3:a]concat=n=2:v=1:a=1[v][a]", "-map", "[v]", "-map", "[a]",
             "-c:v", "libx264", "-preset", "ultrafast", "-bf", "0", "-g", "25", "-keyint_min", "25", "-sc_threshold", "0",
-            "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-t", "\(total)", "-f", "mpegts", plain,
+            "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2", "-t", "\(total)",
+            "-output_ts_offset", "\(timestampOffset)", "-f", "mpegts", plain,
         ], timeout: 120)
         XCTAssertTrue(made.succeeded, made.summary)
         // The media's own timeline starts where its first packet is (MPEG-TS adds 1.4 s).
