@@ -42,9 +42,13 @@ final class FailoverTests: NginxTestCase {
         XCTAssertGreaterThan(filtered ?? 0, 75, "the beauty filter saw the feed's pictures")
         let played = try PlayoutRecording(path: try await server.awaitRecording(stream: "srt-out"), frameRate: 25, clips: [feed, .slate])
         let frames = played.segments.filter { $0.name == "A" }.map(\.frames).reduce(0, +)
-        XCTAssertGreaterThan(frames, 75, "about 4 s of the feed: \(played.segments)")
+        // Every picture sent is the feed's. How many there are depends on how fast this machine runs
+        // the beauty filter in a debug build (19 fps on a loaded 2-core one), not on the input.
+        let sent = (stopped?["stats"] as? [String: Any])?["videoFramesSent"] as? Int ?? 0
+        XCTAssertGreaterThan(sent, 50, "over 2 s of the feed was pushed")
+        XCTAssertEqual(Double(frames), Double(sent), accuracy: 2, "nginx recorded the feed's pictures, and only those: \(played.segments)")
         let tone = played.audio.level(feed.tone, from: 1, to: 3)
-        print("FailoverTests(SRT): \(played.segments), tone level \(tone)")
+        print("FailoverTests(SRT): \(played.segments), tone level \(tone); \(stopped ?? [:])")
         XCTAssertGreaterThan(tone, 0.08, "the feed's tone, whole (lavfi's sine is 0.125)")
     }
 
