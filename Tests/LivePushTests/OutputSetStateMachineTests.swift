@@ -26,7 +26,7 @@ final class OutputSetStateMachineTests: XCTestCase {
 
     func testOneOutputPassesEverythingThrough() {
         var m = OutputSetStateMachine(count: 1)
-        let inputs: [RTMPOutput.Signal] = [
+        let inputs: [PushOutput.Signal] = [
             .published(url: "u"), .firstFrameSent, .network(.poor), .connectionLost(lost), .reconnecting(attempt: 1),
             .staleSession(attempt: 1, waited: .zero, retryIn: .seconds(1)), .reconnected(url: "u"), .network(.recovered),
             .connectionLost(lost), .reconnecting(attempt: 1), .reconnectFailed(refused), .finished,

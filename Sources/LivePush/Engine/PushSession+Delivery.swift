@@ -65,7 +65,7 @@ extension PushSession {
     /// output is connected, a disconnected one does not hold the others back (it drops by its
     /// queue's policy and resumes on a keyframe); while none is, all are waited for, so a
     /// single output loses nothing across a reconnect.
-    func outputAwaitingRoom() -> RTMPOutput? {
+    func outputAwaitingRoom() -> PushOutput? {
         guard config.pacing == .asFastAsPossible else { return nil }
         // One lock acquisition per output per packet: both facts are read together.
         let room = outputs.map(\.room)

@@ -76,7 +76,7 @@ extension PushSession {
         /// Step again after `Duration`, or when a command arrives; nil: only when one arrives.
         case wait(Duration?)
         /// `--fast`: step again once this output's queue has room.
-        case waitForRoom(RTMPOutput)
+        case waitForRoom(PushOutput)
         /// The push is over (the input ended, it failed, or it was stopped).
         case finished
     }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// One run of a push: a **producer** thread reads the input, stamps packets onto the output
 /// clock (``OutputClock``), paces them (real time) and hands each to every output: the
-/// ``RTMPOutput``s (one per destination, each with its own queue, connection and sender thread)
+/// ``PushOutput``s (one per destination, each with its own queue, connection and reconnect; the shared send loops write for all)
 /// and the local ``FLVRecorder``. What the outputs report is folded by an
 /// ``OutputSetStateMachine`` into what the push as a whole reports.
 ///
@@ -12,16 +12,16 @@ final class PushSession: @unchecked Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
         /// The push as a whole, in an output's terms (with one output: what that output says).
-        case push(RTMPOutput.Signal)
+        case push(PushOutput.Signal)
         /// Reading, decoding or encoding the source failed; the push ends.
         case sourceFailed(LivePushError)
         /// With several outputs: what output `id` reported, for the app to see per destination.
-        case output(id: Int, url: String, RTMPOutput.Signal)
+        case output(id: Int, url: String, PushOutput.Signal)
     }
 
     let config: PushConfig
     let info: StreamInfo
-    let outputs: [RTMPOutput]
+    let outputs: [PushOutput]
     /// The local recording beside the network outputs (`PushConfig.recordPath`).
     let recorder: FLVRecorder?
     let signal: @Sendable (Signal) -> Void
@@ -80,12 +80,12 @@ final class PushSession: @unchecked Sendable {
             signal(event)
         }
         outputStates = OutputSetStateMachine(count: urls.count)
-        var outputs: [RTMPOutput] = []
+        var outputs: [PushOutput] = []
         let forward = WeakSession()
         for (id, url) in urls.enumerated() {
             var announced = info
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
-            outputs.append(RTMPOutput(id: id, config: config, url: url, info: announced) { outputSignal in
+            outputs.append(PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
                 forward.session?.handle(outputSignal, from: id)
             })
         }
@@ -93,7 +93,7 @@ final class PushSession: @unchecked Sendable {
         forward.session = self
     }
 
-    /// Whether the current URL's auth_key or token has expired (see ``RTMPOutput/isURLExpired``).
+    /// Whether the current URL's auth_key or token has expired (see ``PushOutput/isURLExpired``).
     var isURLExpired: @Sendable () -> Bool = { false } {
         didSet { for output in outputs { output.isURLExpired = isURLExpired } }
     }
@@ -164,7 +164,7 @@ final class PushSession: @unchecked Sendable {
 
     // MARK: - Output signals
 
-    private func handle(_ outputSignal: RTMPOutput.Signal, from id: Int) {
+    private func handle(_ outputSignal: PushOutput.Signal, from id: Int) {
         delivery.withLock {
             let decision = lock.withLock {
                 let decision = outputStates.apply(outputSignal, from: id)

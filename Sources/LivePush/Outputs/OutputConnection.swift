@@ -4,7 +4,7 @@
 /// A connection frames the output's packets itself (FLV tags in RTMP messages; MPEG-TS) and
 /// never blocks the loop: what its transport does not take now waits in it until the next
 /// turn. Everything else an output is (its queue and drop policy, reconnect, congestion,
-/// figures) is the same for every kind and lives in ``RTMPOutput``.
+/// figures) is the same for every kind and lives in ``PushOutput``.
 protocol OutputConnection: AnyObject {
     associatedtype Message
 

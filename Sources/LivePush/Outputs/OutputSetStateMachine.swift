@@ -17,7 +17,7 @@ struct OutputSetStateMachine: Sendable {
 
     struct Decision: Sendable {
         /// Signals of the push as a whole, in order (in an output's terms).
-        var forward: [RTMPOutput.Signal] = []
+        var forward: [PushOutput.Signal] = []
         /// Outputs to stop (they gave up, and every other output is done).
         var stop: [Int] = []
     }
@@ -36,7 +36,7 @@ struct OutputSetStateMachine: Sendable {
     /// Whether the producer may start: an output publishes, or none ever will.
     var canStartProducing: Bool { anyPublishing || states.allSatisfy { $0 == .failed || $0 == .finished } }
 
-    mutating func apply(_ signal: RTMPOutput.Signal, from id: Int) -> Decision {
+    mutating func apply(_ signal: PushOutput.Signal, from id: Int) -> Decision {
         var decision = Decision()
         switch signal {
         case .published(let url):

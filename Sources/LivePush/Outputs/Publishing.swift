@@ -2,9 +2,9 @@ import DequeModule
 
 /// What a ``SendLoop`` holds of a published connection, whatever its kind.
 protocol PublishingTurns: AnyObject {
-    var output: RTMPOutput { get }
+    var output: PushOutput { get }
     /// What the output carries over to its next connection.
-    var resume: RTMPOutput.ResumeState { get }
+    var resume: PushOutput.ResumeState { get }
     func runTurn(now: Int64) -> PublishingTurn
     func close(graceful: Bool, drained: Bool)
 }
@@ -25,7 +25,7 @@ enum PublishingTurn {
     case blocked
     /// This turn sent its share; others' turns come first.
     case yielded
-    case ended(RTMPOutput.PumpOutcome)
+    case ended(PushOutput.PumpOutcome)
 }
 
 /// One output's published connection while a ``SendLoop`` serves it: sends what the output's
@@ -38,9 +38,9 @@ enum PublishingTurn {
 final class Publishing<Connection: OutputConnection>: PublishingTurns {
     typealias Turn = PublishingTurn
 
-    let output: RTMPOutput
+    let output: PushOutput
     let connection: Connection
-    var resume: RTMPOutput.ResumeState
+    var resume: PushOutput.ResumeState
     private let keepsHistory: Bool
     /// Messages built and waiting for room.
     private var outbox: Deque<Outgoing> = []
@@ -50,7 +50,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
     private var blockedSince: (time: Int64, queued: Int64)?
     private var lastServiced: (time: Int64, bytes: Int64)
 
-    init(output: RTMPOutput, connection: Connection, resume: RTMPOutput.ResumeState, headerTime: Int64) {
+    init(output: PushOutput, connection: Connection, resume: PushOutput.ResumeState, headerTime: Int64) {
         self.output = output
         self.connection = connection
         self.resume = resume
@@ -156,7 +156,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
     /// history is cut as the server's acknowledgements come in.
     private func serviceIncoming(now: Int64) throws(LivePushError) {
         guard now - lastServiced.time >= PublishingPace.serviceInterval
-                || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(RTMPOutput.acknowledgementWindow)) else {
+                || (keepsHistory && connection.bytesSent - lastServiced.bytes >= Int64(PushOutput.acknowledgementWindow)) else {
             return
         }
         lastServiced = (now, connection.bytesSent)

@@ -11,7 +11,7 @@ import Synchronization
 /// blocked socket every 5 ms and to every connection every 250 ms (``sweepInterval``), to read
 /// what its server sent; a connection that sends reads it at its turns, every 100 ms at most
 /// (``PublishingPace/serviceInterval``). Connecting is not done here: it blocks (see
-/// `RTMPOutput+Sender.swift`).
+/// `PushOutput+Connecting.swift`).
 final class SendLoop: @unchecked Sendable {
     /// One loop per core, two at least, shared by every push in the process.
     static let pool: [SendLoop] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in SendLoop() }
@@ -51,7 +51,7 @@ final class SendLoop: @unchecked Sendable {
     }
 
     /// The output has work (or a command): its connection gets a turn soon.
-    func wake(_ output: RTMPOutput) {
+    func wake(_ output: PushOutput) {
         lock.withLockThenBroadcast {
             woken.insert(ObjectIdentifier(output))
             return sleeping

@@ -13,7 +13,7 @@ extension LivePusher {
     }
 
     /// What the push as a whole reports, as state changes and events.
-    private func handle(_ signal: RTMPOutput.Signal) {
+    private func handle(_ signal: PushOutput.Signal) {
         switch signal {
         case .published(let url):
             // A stop during connecting wins: the session is already winding down.
@@ -55,7 +55,7 @@ extension LivePusher {
     }
 
     /// The event an output's signal is reported as, tagged with the output (simulcast).
-    private static func event(for signal: RTMPOutput.Signal) -> PushEvent? {
+    private static func event(for signal: PushOutput.Signal) -> PushEvent? {
         switch signal {
         case .published(let url): .pushStarted(url: url)
         case .firstFrameSent: .firstFramePushed

@@ -1,7 +1,7 @@
 import LivePushWire
 
-/// Connecting and reconnecting: blocking librtmp calls, on a thread (`livepush.conn`) that
-/// lives only while the output connects. Once published, the connection goes to a
+/// Connecting and reconnecting: blocking librtmp or libsrt calls, on a connection worker that
+/// runs only while the output connects. Once published, the connection goes to a
 /// ``SendLoop`` (``Publishing``); when its pump ends, the loop hands it back here.
 ///
 /// After a reconnect the server gets the stream header again (metadata, sequence headers)
@@ -11,7 +11,7 @@ import LivePushWire
 /// - `--fast`: what may not have reached the server is sent again, from the keyframe before
 ///   it, re-stamped to follow the last timestamp sent, so no frame is lost (the server may see
 ///   some frames twice). What reached it is what it acknowledged (``ResendHistory``).
-extension RTMPOutput {
+extension PushOutput {
     enum PumpOutcome {
         case drained, stopped, reconnectRequested
         case lost(LivePushError)

@@ -1,12 +1,13 @@
-/// One RTMP destination of a push: its own bounded send queue and drop policy, its own
-/// connection and reconnect policy (stale sessions included), congestion detection and
-/// figures. The producer hands it packets stamped on the output clock; a connection worker
-/// (`RTMPOutput+Sender.swift`) opens the ``RTMPSession``, and a shared ``SendLoop`` sends on it.
+/// One destination of a push, whatever it speaks (RTMP, Enhanced RTMP, SRT): its own bounded
+/// send queue and drop policy, its own connection and reconnect policy (stale sessions
+/// included), congestion detection and figures. The producer hands it packets stamped on the
+/// output clock; a connection worker (`PushOutput+Connecting.swift`) opens the ``RTMPSession``
+/// or ``SRTSession``, and a shared ``SendLoop`` sends on it through its ``OutputConnection``.
 ///
 /// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
 /// and never blocks another output's sender. (In `--fast` mode the producer waits for room in
 /// the queues of the outputs that are connected; see ``PushSession``.)
-final class RTMPOutput: @unchecked Sendable {
+final class PushOutput: @unchecked Sendable {
     /// What an output tells its ``PushSession``.
     enum Signal: Sendable {
         case published(url: String)
