@@ -28,7 +28,7 @@ struct EmbeddedReceiver: Sendable {
 
 extension PublishSummary {
     var text: String {
-        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes\(videoFourCC.map { ", \($0)" } ?? "")), \(audioFrames) audio frames, "
+        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes\(videoFourCC.flatMap { $0 == "avc1" ? nil : ", \($0)" } ?? "")), \(audioFrames) audio frames, "
         line += "\(bytes) bytes, \(Double(durationMs) / 1000) s, timestamps \(monotonic ? "monotonic" : "NOT monotonic")"
         if let recordingPath { line += "\nrecorded: \(recordingPath)" }
         return line

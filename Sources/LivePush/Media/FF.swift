@@ -51,6 +51,16 @@ enum FF {
         return (dts, pts, duration)
     }
 
+    /// A demuxed packet as the copy processors read it: its bytes (nil when empty), its times in
+    /// microseconds (``packetTimes(_:_:last:)``) and whether it is a keyframe.
+    static func demuxedPacket(
+        _ packet: UnsafeMutablePointer<AVPacket>, _ timeBase: AVRational, last: inout (dts: Int64, duration: Int64)
+    ) -> (bytes: UnsafeBufferPointer<UInt8>, times: (dts: Int64, pts: Int64, duration: Int64), isKey: Bool)? {
+        guard let base = packet.pointee.data, packet.pointee.size > 0 else { return nil }
+        return (UnsafeBufferPointer(start: base, count: Int(packet.pointee.size)), packetTimes(packet, timeBase, last: &last),
+                packet.pointee.flags & livepush_av_pkt_flag_key() != 0)
+    }
+
     // AVFrame's `data` and `linesize` are C arrays (tuples in Swift); libswscale wants
     // pointers to their first elements.
     static func planes(_ frame: UnsafePointer<AVFrame>) -> UnsafePointer<UnsafePointer<UInt8>?> {

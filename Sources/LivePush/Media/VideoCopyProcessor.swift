@@ -37,11 +37,7 @@ final class VideoCopyProcessor: VideoPacketProcessor {
     }
 
     func process(_ packet: UnsafeMutablePointer<AVPacket>, into out: inout [MediaPacket]) throws(LivePushError) {
-        let pkt = packet.pointee
-        guard let base = pkt.data, pkt.size > 0 else { return }
-        let bytes = UnsafeBufferPointer(start: base, count: Int(pkt.size))
-        let times = FF.packetTimes(packet, stream.timeBase, last: &last)
-        let isKey = pkt.flags & livepush_av_pkt_flag_key() != 0
+        guard let (bytes, times, isKey) = FF.demuxedPacket(packet, stream.timeBase, last: &last) else { return }
 
         var data: [UInt8]
         var summary: AnnexBConverter.FrameSummary

@@ -12,13 +12,16 @@ final class SRTListener {
 
     static var isAvailable: Bool { ProcessRunner.which("srt-live-transmit") != nil }
 
-    init(in dir: URL, name: String = "received", options: String = "", bound: Int = 90) throws {
+    /// `latencyMs`: the receiver's latency. SRT's 120 ms default is tight on a loaded 2-core
+    /// machine, where libsrt's threads wait for a core: a packet was once dropped as too late in
+    /// a full test run. Half a second keeps the tests about what we send, not about the scheduler.
+    init(in dir: URL, name: String = "received", options: String = "", latencyMs: Int = 500, bound: Int = 90) throws {
         try XCTSkipUnless(Self.isAvailable, "srt-live-transmit (srt-tools) not installed")
         port = try Self.freeUDPPort()
         outputPath = dir.appendingPathComponent("\(name).ts").path
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: ProcessRunner.which("srt-live-transmit")!)
-        process.arguments = ["-q", "-a:no", "-t:\(bound)", "srt://127.0.0.1:\(port)?mode=listener" + (options.isEmpty ? "" : "&" + options),
+        process.arguments = ["-q", "-a:no", "-t:\(bound)", "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMs)" + (options.isEmpty ? "" : "&" + options),
                              "file://con"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
@@ -56,22 +59,5 @@ final class SRTListener {
         if !awaitExit(timeout: 5) { kill(process.processIdentifier, SIGKILL) }
     }
 
-    static func freeUDPPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw XCTSkip("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw XCTSkip("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    static func freeUDPPort() throws -> UInt16 { try LoopbackSocket.freeUDPPort() }
 }
