@@ -4,6 +4,8 @@ import XCTest
 /// `srt-live-transmit` (Debian's srt-tools, the SRT project's own tool) listening on a UDP port
 /// of 127.0.0.1 and writing what one caller sends to a file: an SRT peer nobody here wrote. It
 /// takes one connection (`-a:no`) and ends when the caller closes it, or at the test's bound.
+/// With `acceptsAgain` it listens again once a connection ends (`-a:yes`), writing every
+/// caller's stream to the same file, until `stop()` or the bound: a caller's reconnect finds it.
 final class SRTListener {
     let port: UInt16
     let outputPath: String
@@ -12,13 +14,13 @@ final class SRTListener {
 
     static var isAvailable: Bool { ProcessRunner.which("srt-live-transmit") != nil }
 
-    init(in dir: URL, name: String = "received", options: String = "", bound: Int = 90) throws {
+    init(in dir: URL, name: String = "received", options: String = "", bound: Int = 90, acceptsAgain: Bool = false) throws {
         try XCTSkipUnless(Self.isAvailable, "srt-live-transmit (srt-tools) not installed")
         port = try Self.freeUDPPort()
         outputPath = dir.appendingPathComponent("\(name).ts").path
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: ProcessRunner.which("srt-live-transmit")!)
-        process.arguments = ["-q", "-a:no", "-t:\(bound)", "srt://127.0.0.1:\(port)?mode=listener" + (options.isEmpty ? "" : "&" + options),
+        process.arguments = ["-q", acceptsAgain ? "-a:yes" : "-a:no", "-t:\(bound)", "srt://127.0.0.1:\(port)?mode=listener" + (options.isEmpty ? "" : "&" + options),
                              "file://con"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
