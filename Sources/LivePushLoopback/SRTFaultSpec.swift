@@ -40,7 +40,8 @@ public enum SRTFaultSpec {
             guard let argument, !argument.isEmpty else {
                 throw fail("an SRT stall needs a duration, e.g. stall=3s (a stall without an end is 'drop')")
             }
-            guard let d = FaultSpec.duration(argument), d > .zero else { throw fail(FaultSpec.durationHint(argument)) }
+            guard let d = FaultSpec.duration(argument) else { throw fail(FaultSpec.durationHint(argument)) }
+            guard d > .zero else { throw fail("a stall of \(argument) is none; give a length above zero") }
             return .stall(d)
         case "loss":
             guard let argument, !argument.isEmpty else { throw fail("'loss' needs a percentage, e.g. loss=5%") }
