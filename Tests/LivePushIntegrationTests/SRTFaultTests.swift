@@ -170,7 +170,8 @@ final class SRTFaultTests: XCTestCase {
         let relay = try await startRelay(to: listener, faults: ["loss=10%"])
         let clip = try makeClip(seconds: 8)
 
-        let push = try run(["push", clip, "srt://127.0.0.1:\(relay.port)", "--json"])
+        // 300 ms of latency: time for a retransmission of a retransmission on a busy machine.
+        let push = try run(["push", clip, "srt://127.0.0.1:\(relay.port)?latency=300000", "--json"])
         let exit = await push.awaitExit(timeout: .seconds(25))
         XCTAssertEqual(exit, 0, push.standardError)
         XCTAssertTrue(listener.awaitExit(timeout: 5), "the listener saw the connection close")
