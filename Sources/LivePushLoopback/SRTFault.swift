@@ -14,15 +14,6 @@ public enum SRTFault: Sendable, Equatable {
     /// Drop this percentage (0-100) of the data packets at random, in either direction.
     case loss(percent: Double)
 
-    /// True for the faults that stay in effect once due (``drop``, ``loss(percent:)``) or for a
-    /// while (``stall(_:)``); ``refuse`` concerns the handshake only.
-    public var isContinuous: Bool {
-        switch self {
-        case .refuse: false
-        case .drop, .stall, .loss: true
-        }
-    }
-
     /// The spec syntax (``SRTFaultSpec``) of the fault part, e.g. `stall=3s`.
     public var specText: String {
         switch self {

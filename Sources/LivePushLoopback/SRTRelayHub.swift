@@ -12,8 +12,6 @@ final class SRTRelayHub {
     let upstream: SocketAddress
     let idleTimeout: TimeAmount
     private var sessions: [SocketAddress: SRTRelaySession] = [:]
-    /// Datagrams from unknown addresses that are no handshake (a caller whose session ended).
-    private(set) var strays = 0
 
     init(core: SRTRelayCore, listenChannel: any Channel, upstream: SocketAddress, idleTimeout: TimeAmount) {
         self.core = core
@@ -33,10 +31,9 @@ final class SRTRelayHub {
             session = nil
         }
         if session == nil {
-            guard packet.isHandshake else {
-                strays += 1
-                return
-            }
+            // Only a handshake opens a session: what a caller whose session ended still sends
+            // (to a path that is dead, or to a listener that closed) goes nowhere.
+            guard packet.isHandshake else { return }
             session = start(caller: envelope.remoteAddress, socketID: packet.handshakeSocketID)
         }
         guard let session else { return }
