@@ -39,7 +39,7 @@ public enum FaultSpec {
         return FaultRule(fault, when: trigger)
     }
 
-    private static func splitAssignment(_ s: String) -> (String, String?) {
+    static func splitAssignment(_ s: String) -> (String, String?) {
         guard let eq = s.firstIndex(of: "=") else { return (s.lowercased(), nil) }
         return (String(s[..<eq]).lowercased(), String(s[s.index(after: eq)...]))
     }
@@ -107,7 +107,7 @@ public enum FaultSpec {
         }
     }
 
-    private static func parseCondition(_ condition: String, into trigger: inout FaultTrigger, fail: (String) -> FaultSpecError) throws(FaultSpecError) {
+    static func parseCondition(_ condition: String, into trigger: inout FaultTrigger, fail: (String) -> FaultSpecError) throws(FaultSpecError) {
         let (key, value) = splitAssignment(condition.trimmingSpaces)
         guard let value, !value.isEmpty else {
             throw fail(key.isEmpty ? "empty condition after '@'" : "condition '\(condition)' needs a value, e.g. conn=1-2, after=1s, at=5s, messages=50")
@@ -142,7 +142,7 @@ public enum FaultSpec {
         return lower...upper
     }
 
-    private static func durationHint(_ value: String) -> String {
+    static func durationHint(_ value: String) -> String {
         if Double(value) != nil { return "duration '\(value)' needs a unit: ms or s (e.g. \(value)s, \(value)ms)" }
         return "'\(value)' is not a duration (a number with ms or s: 200ms, 2s, 1.5s)"
     }

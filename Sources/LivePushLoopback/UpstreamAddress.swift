@@ -40,5 +40,17 @@ struct UpstreamAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
+    /// An SRT listener: `host:port`, `[v6]:port` or `srt://host:port[?options]`; the port is required.
+    init?(srt text: String) {
+        var s = Substring(text.trimmingSpaces)
+        if let scheme = s.firstRange(of: "://") {
+            guard s[..<scheme.lowerBound].lowercased() == "srt" else { return nil }
+            s = s[scheme.upperBound...]
+            if let end = s.firstIndex(where: { $0 == "?" || $0 == "/" }) { s = s[..<end] }
+        }
+        guard s.hasSuffix("]") == false, s.contains(":"), let address = UpstreamAddress(String(s)) else { return nil }
+        self = address
+    }
+
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

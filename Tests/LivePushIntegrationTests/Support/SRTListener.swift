@@ -4,6 +4,8 @@ import XCTest
 /// `srt-live-transmit` (Debian's srt-tools, the SRT project's own tool) listening on a UDP port
 /// of 127.0.0.1 and writing what one caller sends to a file: an SRT peer nobody here wrote. It
 /// takes one connection (`-a:no`) and ends when the caller closes it, or at the test's bound.
+/// With `acceptsAgain` it listens again once a connection ends (`-a:yes`), writing every
+/// caller's stream to the same file, until `stop()` or the bound: a caller's reconnect finds it.
 final class SRTListener {
     let port: UInt16
     let outputPath: String
@@ -15,13 +17,16 @@ final class SRTListener {
     /// `latencyMs`: the receiver's latency. SRT's 120 ms default is tight on a loaded 2-core
     /// machine, where libsrt's threads wait for a core: a packet was once dropped as too late in
     /// a full test run. Half a second keeps the tests about what we send, not about the scheduler.
-    init(in dir: URL, name: String = "received", options: String = "", latencyMs: Int = 500, bound: Int = 90) throws {
+    /// `acceptsAgain`: take a caller's next connection too (a reconnect), not only its first.
+    init(in dir: URL, name: String = "received", options: String = "", latencyMs: Int = 500, bound: Int = 90,
+         acceptsAgain: Bool = false) throws {
         try XCTSkipUnless(Self.isAvailable, "srt-live-transmit (srt-tools) not installed")
         port = try Self.freeUDPPort()
         outputPath = dir.appendingPathComponent("\(name).ts").path
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: ProcessRunner.which("srt-live-transmit")!)
-        process.arguments = ["-q", "-a:no", "-t:\(bound)", "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMs)" + (options.isEmpty ? "" : "&" + options),
+        process.arguments = ["-q", acceptsAgain ? "-a:yes" : "-a:no", "-t:\(bound)",
+                             "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMs)" + (options.isEmpty ? "" : "&" + options),
                              "file://con"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
