@@ -18,7 +18,7 @@ final class PeerTextAndSecretsTests: XCTestCase {
 
     func testInvalidURLErrorsNeverShowTheStreamKey() {
         for (url, key) in [("rtmp://host/app/sk-live-0123456789 space", "0123456789"), ("rtmp://host:99999/app/sk-live-0123456789", "0123456789"),
-                           ("sk-live-0123456789", "0123456789"), ("http://host/app/sk-live-0123456789", "0123456789")] {
+                           ("sk-live-0123456789", "0123456789"), ("ftp://host/app/sk-live-0123456789", "0123456789")] {
             XCTAssertThrowsError(try PushURL(url), url) { error in
                 let error = error as? LivePushError
                 XCTAssertEqual(error?.code, .invalidURL)

@@ -25,7 +25,7 @@ final class PushURLTests: XCTestCase {
     func testRejectsIllegalURLsWithInvalidURLCode() {
         let bad = [
             "rtmp://bad host/app/stream", "rtmp://host/app", "rtmp://host/", "rtmp://host",
-            "http://host/app/stream", "host/app/stream", "rtmp:///app/stream", "rtmp://host:0/app/s",
+            "ftp://host/app/stream", "host/app/stream", "rtmp:///app/stream", "rtmp://host:0/app/s",
             "rtmp://host:99999/app/s", "rtmp://ho$t/app/s", "",
         ]
         for string in bad {

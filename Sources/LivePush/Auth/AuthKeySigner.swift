@@ -45,7 +45,7 @@ public struct AuthKeySigner: Sendable, CustomStringConvertible, CustomReflectabl
 
     /// `url` with an `auth_key` that expires at `expiresAt` (Unix seconds). Throws `invalidURL` for a bad URL.
     public func sign(_ url: String, expiresAt: Int64, rand: String = "0", uid: String = "0") throws(LivePushError) -> String {
-        try sign(try PushURL(url), expiresAt: expiresAt, rand: rand, uid: uid)
+        try sign(try PushURL.rtmp(url), expiresAt: expiresAt, rand: rand, uid: uid)
     }
 
     /// `url` with an `auth_key` that expires `validFor` after the clock's current time.
@@ -55,7 +55,7 @@ public struct AuthKeySigner: Sendable, CustomStringConvertible, CustomReflectabl
     public func sign(
         _ url: String, validFor: Duration, clock: some WallClock = SystemWallClock(), rand: String = "0", uid: String = "0"
     ) throws(LivePushError) -> String {
-        try sign(try PushURL(url), expiresAt: clock.now.addingClamped(validFor.wholeSeconds), rand: rand, uid: uid)
+        try sign(try PushURL.rtmp(url), expiresAt: clock.now.addingClamped(validFor.wholeSeconds), rand: rand, uid: uid)
     }
 
     /// A random RAND: a version-4 UUID without hyphens (32 lowercase hex digits).
@@ -87,7 +87,7 @@ public struct AuthKeySigner: Sendable, CustomStringConvertible, CustomReflectabl
 
     /// Like the `PushURL` variant, for a URL string; throws `invalidURL` when it is not a push URL.
     public func verify(_ url: String, now: Int64, allowedSkew: Duration = .zero) throws(LivePushError) -> AuthVerification {
-        verify(try PushURL(url), now: now, allowedSkew: allowedSkew)
+        verify(try PushURL.rtmp(url), now: now, allowedSkew: allowedSkew)
     }
 
     /// When `url`'s auth_key expires (Unix seconds), or nil when it has none or it is malformed.

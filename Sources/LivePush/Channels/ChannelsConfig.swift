@@ -242,8 +242,9 @@ extension ChannelSpec {
         default:
             throw refuse(id, field, "must be an rtmp:// URL or an output object")
         }
-        do {
-            _ = try PushURL(url)
+        do throws(LivePushError) {
+            // A channel's outputs are RTMP or SRT; WHIP (interactive mode) is for a push.
+            guard try !PushURL(url).isWHIP else { throw LivePushError(.invalidURL, "a channel's output is an rtmp://, rtmps:// or srt:// URL") }
         } catch {
             throw refuse(id, field, error.message)
         }

@@ -92,6 +92,15 @@ extension LivePushError {
 
         case outputSettingsInvalid = 0x3003_0701
 
+        // Interactive mode: WHIP (WebRTC) outputs (0x30020Axx, beside the push range)
+        case tokenInvalid = 0x3002_0A01
+        case whipEndpointNotFound = 0x3002_0A02
+        case whipServerError = 0x3002_0A03
+        case iceFailed = 0x3002_0A04
+        case dtlsFailed = 0x3002_0A05
+        case whipTimeout = 0x3002_0A06
+        case tokenExpired = 0x3002_0A07
+
         public var hex: String {
             let digits = String(rawValue, radix: 16)
             return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
@@ -151,6 +160,13 @@ extension LivePushError {
             case .controlForbidden: "The request came from another origin or named another host (a web page or DNS rebinding); nothing was changed."
             case .controlMediaTypeUnsupported: "The control API takes bodies as Content-Type: application/json only; nothing was changed."
             case .pathOutsideMediaRoot: "The path is outside the media root, or not a regular file; nothing was read or written."
+            case .tokenInvalid: "The WHIP endpoint refused the bearer token (401 or 403): give a valid one."
+            case .whipEndpointNotFound: "The WHIP endpoint (or its session resource) does not exist (404)."
+            case .whipServerError: "The WHIP endpoint failed or answered what WHIP does not allow (5xx, or no SDP answer)."
+            case .iceFailed: "ICE found no working path to the WebRTC peer."
+            case .dtlsFailed: "The DTLS handshake with the WebRTC peer failed, so no media could be encrypted to it."
+            case .whipTimeout: "The WHIP endpoint or the WebRTC connection did not answer in time."
+            case .tokenExpired: "The push token has expired: restart the push with a new URL or token."
             case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
             }
         }

@@ -236,6 +236,9 @@ extension PushOutput {
 
     private func connect(_ info: StreamInfo) throws(LivePushError) -> Connected {
         let url = lock.withLock { self.url }
+        if url.isWHIP {
+            throw LivePushError(.invalidURL, "WHIP outputs are not available in this build: \(url.redacted)")
+        }
         if url.scheme == .srt {
             let muxer = try SRTConnection.muxer(for: info)
             let options = SRTSession.Options(connectTimeout: config.connectTimeout, peerIdleTimeout: config.sendDataTimeout)

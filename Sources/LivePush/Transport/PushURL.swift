@@ -1,16 +1,19 @@
-/// A validated push URL: `rtmp://` or `rtmps://` (with an app and a stream name), or `srt://`
-/// (a host and a port, with FFmpeg's srt URL options in the query, see ``SRTURLOptions``).
+/// A validated push URL: `rtmp://` or `rtmps://` (with an app and a stream name), `srt://`
+/// (a host and a port, with FFmpeg's srt URL options in the query, see ``SRTURLOptions``), or
+/// `http(s)://` (a WHIP endpoint).
 ///
 /// librtmp's own parser is lenient (it accepts a host with a space, a missing stream name)
 /// and then fails late with a vague error; validating here gives the user the
 /// `invalidURL` code and a sentence before anything touches the network.
 public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
-    public enum Scheme: String, Sendable { case rtmp, rtmps, srt }
+    /// `http` and `https` are WHIP endpoints (WebRTC outputs, RFC 9725).
+    public enum Scheme: String, Sendable { case rtmp, rtmps, srt, http, https }
 
     public let scheme: Scheme
     public let host: String
     public let port: Int
-    /// The application path, e.g. `live` or `live/instance` (empty for `srt://`).
+    /// The application path, e.g. `live` or `live/instance` (empty for `srt://`; a WHIP
+    /// endpoint's whole path, `/whip/endpoint`, for `http(s)://`).
     public let app: String
     /// The stream name (the publish name), without the query (empty for `srt://`).
     public let streamName: String
@@ -26,7 +29,7 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         }
         guard let schemeEnd = string.firstRange(of: "://") else { throw invalid("missing scheme") }
         guard let scheme = Scheme(rawValue: String(string[..<schemeEnd.lowerBound]).lowercased()) else {
-            throw invalid("scheme must be rtmp, rtmps or srt")
+            throw invalid("scheme must be rtmp, rtmps, srt, or http(s) for a WHIP endpoint")
         }
         let rest = string[schemeEnd.upperBound...]
         guard !rest.contains(where: { $0.isWhitespace }) else {
@@ -44,6 +47,8 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         case .rtmp: 1935
         case .rtmps: 443
         case .srt: 0
+        case .http: 80
+        case .https: 443
         }
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw invalid("unterminated IPv6 host") }
@@ -66,6 +71,17 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         guard !host.isEmpty || scheme == .srt, hostAllowed else { throw invalid("bad host") }
 
         let path = components.dropFirst().filter { !$0.isEmpty }.map(String.init)
+        if scheme == .http || scheme == .https {
+            // A WHIP endpoint: its path is the resource the offer is posted to.
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            app = "/" + components.dropFirst().joined(separator: "/")
+            streamName = ""
+            self.query = query
+            rawValue = string
+            return
+        }
         if scheme == .srt {
             guard port != 0 else { throw invalid("an srt:// URL needs a port") }
             guard path.isEmpty else { throw invalid("an srt:// URL has no path; name the stream with ?streamid=") }
@@ -92,9 +108,21 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         self.rawValue = string
     }
 
+    /// Whether this is a WHIP endpoint (`http://` or `https://`).
+    public var isWHIP: Bool { scheme == .http || scheme == .https }
+
     /// The SRT options of an `srt://` URL (nil for RTMP); validated when the URL was.
     public var srtOptions: SRTURLOptions? {
         scheme == .srt ? try? SRTURLOptions(query: query) : nil
+    }
+
+    /// The URL, when it is an RTMP one (what auth_key signing covers); else `invalidURL`.
+    public static func rtmp(_ string: String) throws(LivePushError) -> PushURL {
+        let url = try PushURL(string)
+        guard url.scheme == .rtmp || url.scheme == .rtmps else {
+            throw LivePushError(.invalidURL, "an rtmp:// or rtmps:// URL is needed here: \(url.redacted)")
+        }
+        return url
     }
 
     /// The path that URL signing covers: `/app/stream`.
