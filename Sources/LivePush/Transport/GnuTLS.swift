@@ -126,13 +126,44 @@ enum GnuTLS {
         case failed(String)
     }
 
-    /// Reads decrypted bytes into `buffer`.
-    static func receive(from session: UnsafeMutableRawPointer, into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+    /// Reads decrypted bytes into `buffer`. `uncleanCloseEnds`: a peer that closes without
+    /// close_notify ends the stream rather than failing it (HTTP servers commonly do; a response
+    /// framed by its length or chunks still tells a cut from an end).
+    static func receive(
+        from session: UnsafeMutableRawPointer, into buffer: UnsafeMutableRawBufferPointer, uncleanCloseEnds: Bool = false
+    ) -> ReadResult {
         let n = gnutls_record_recv(OpaquePointer(session), buffer.baseAddress, buffer.count)
         if n > 0 { return .bytes(n) }
         if n == 0 { return .closed }
+        if uncleanCloseEnds, n == Int(GNUTLS_E_PREMATURE_TERMINATION) { return .closed }
         if n == Int(GNUTLS_E_AGAIN) || n == Int(GNUTLS_E_INTERRUPTED) { return .wouldBlock }
         return .failed(message(Int32(n)))
+    }
+
+    /// Sends all of `bytes` on a session whose socket is blocking (with a send timeout):
+    /// nil when they went out, else why not (`timedOut` when the send timeout struck).
+    static func send(_ bytes: [UInt8], on session: UnsafeMutableRawPointer) -> (reason: String, timedOut: Bool)? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { gnutls_record_send(OpaquePointer(session), $0.baseAddress, $0.count) }
+            if n > 0 {
+                offset += n
+            } else if n == Int(GNUTLS_E_INTERRUPTED) {
+                continue
+            } else {
+                // A blocking socket's SO_SNDTIMEO surfaces as E_AGAIN. GnuTLS then keeps the
+                // record it began, but the connection is given up anyway.
+                return (message(Int32(n)), n == Int(GNUTLS_E_AGAIN))
+            }
+        }
+        return nil
+    }
+
+    /// Ends a session the caller owns (one not handed to librtmp): close_notify, without
+    /// waiting for the server's (which would cost up to the receive timeout), then frees it.
+    static func close(_ session: UnsafeMutableRawPointer) {
+        _ = gnutls_bye(OpaquePointer(session), GNUTLS_SHUT_WR)
+        gnutls_deinit(OpaquePointer(session))
     }
 
     private static func message(_ code: Int32) -> String { String(cString: gnutls_strerror(code)) }
