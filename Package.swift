@@ -41,6 +41,14 @@ let package = Package(
             pkgConfig: "srt",
             providers: [.apt(["libsrt-gnutls-dev"])]
         ),
+        // WHIP outputs: GStreamer's webrtcbin (ICE, DTLS-SRTP, RTP/RTCP), driven by the C shim
+        // CWebRTC; nothing above the shim sees a GStreamer type.
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-sdp-1.0 gstreamer-webrtc-1.0 gstreamer-video-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev"])]
+        ),
+        .target(name: "CWebRTC", dependencies: ["CGStreamer", "CGnuTLS"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
@@ -52,7 +60,7 @@ let package = Package(
         .target(
             name: "LivePush",
             dependencies: [
-                "CRTMP", "CGnuTLS", "CSRT", "CFFmpeg", "LivePushWire",
+                "CRTMP", "CGnuTLS", "CSRT", "CWebRTC", "CFFmpeg", "LivePushWire",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "LivePushIntegrationTests",
             dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
-            exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py"]
+            exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py", "Support/whip_endpoint.py"]
         ),
     ]
 )

@@ -8,7 +8,9 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   pkg-config librtmp-dev libgnutls28-dev libsrt-gnutls-dev srt-tools \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
-  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd >/dev/null
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice \
+  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd iproute2 >/dev/null
 # The Debian nginx package starts a system service on port 80; the tests run their own.
 $SUDO systemctl disable --now nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 echo "install-deps: done"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FoundationEssentials
 import LivePush
 import LivePushLoopback
 import Synchronization
@@ -59,6 +60,11 @@ struct PushCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("auth-key"), help: "Private key: sign the URL (auth_key) and re-sign it before it expires.")
     var authKey: String?
+
+    @Option(name: .customLong("whip-token"), help: ArgumentHelp(
+        "The bearer token of the WHIP (http(s)://) outputs; default: the LIVEPUSH_WHIP_TOKEN environment variable. Never printed.",
+        valueName: "TOKEN"))
+    var whipToken: String?
 
     @Option(name: .customLong("auth-ttl"), help: "Seconds each signed URL is valid (with --auth-key).")
     var authTTL = 3600
@@ -128,6 +134,7 @@ struct PushCommand: AsyncParsableCommand {
         config.recordPath = record
         config.sendDataTimeout = .milliseconds(sendTimeout)
         config.media.forceTranscode = transcode
+        config.whipToken = whipToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_WHIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
         video.apply(to: &config)

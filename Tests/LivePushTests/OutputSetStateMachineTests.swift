@@ -20,6 +20,8 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .network(let change): change == .poor ? "poor" : "recovered"
             case .connectFailed: "failed"
             case .finished: "finished"
+            case .networkQuality(let quality): quality.rawValue
+            case .keyframeRequested: "keyframeRequested"
             }
         }
     }

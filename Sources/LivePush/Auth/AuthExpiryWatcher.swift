@@ -38,7 +38,7 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
             authKeyLeadTime: Duration = .seconds(60),
             tokenLeadTime: Duration = .seconds(30),
             tokenParameter: String = PushToken.defaultParameterName,
-            tokenExpiry: PushTokenExpiry = .expiryPrefix
+            tokenExpiry: PushTokenExpiry = .jwtOrExpiryPrefix
         ) {
             self.timestampMeaning = timestampMeaning
             self.authKeyLeadTime = authKeyLeadTime
@@ -109,6 +109,13 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
         token = PushToken(url: url, parameter: configuration.tokenParameter)
             .flatMap { configuration.tokenExpiry.expiry(of: $0.value) }
             .map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
+    }
+
+    /// Watches a bearer token (a WHIP output's) instead of the URL's: its expiry read by
+    /// ``Configuration/tokenExpiry`` (a JWT's `exp` by default). Forgets what was reported of
+    /// the previous token.
+    public mutating func watch(bearerToken: String) {
+        token = configuration.tokenExpiry.expiry(of: bearerToken).map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
     }
 
     /// Like the `PushURL` variant; throws `invalidURL` (and keeps watching the old URL) when `url` is not a push URL.

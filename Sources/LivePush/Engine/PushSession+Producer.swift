@@ -276,6 +276,9 @@ extension PushSession {
                 endBreakNow(&air)
             case .outputNetwork(let id, let isPoor):
                 renditions?.networkChanged(output: id, isPoor: isPoor, now: now)
+            case .keyframeRequested:
+                // A copied stream cannot: its next keyframe comes when the source has it.
+                air.input.requestKeyframe(atOrAfter: .min)
             }
         }
         renditions?.tick(now: now)

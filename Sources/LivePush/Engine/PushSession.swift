@@ -154,7 +154,7 @@ final class PushSession: @unchecked Sendable {
         }
         stats.sourceDuration = info.duration
         // One RTMP output's figures are the push's own; an SRT output has its link's besides.
-        if outputs.count > 1 || outputs.contains(where: { $0.kind == .srt }) { stats.outputs = outputs.map { $0.outputStats() } }
+        if outputs.count > 1 || outputs.contains(where: { $0.kind != .rtmp && $0.kind != .rtmps }) { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
         stats.pipeline = stageFigures.stats
@@ -172,6 +172,7 @@ final class PushSession: @unchecked Sendable {
                 if renditions != nil, case .network(let change) = outputSignal {
                     commands.append(.outputNetwork(id: id, isPoor: change == .poor))
                 }
+                if case .keyframeRequested = outputSignal { commands.append(.keyframeRequested) }
                 lock.broadcast()  // the producer may wait for the first output to publish
                 return decision
             }

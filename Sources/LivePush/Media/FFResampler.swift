@@ -1,9 +1,13 @@
 import CFFmpeg
 
-/// libswresample into planar float of one fixed ``AudioFormat``, set up again whenever the
-/// input's sample format, rate or channel count changes (a stream may change mid-file).
+/// libswresample into one fixed ``AudioFormat`` (planar float unless told otherwise), set up
+/// again whenever the input's sample format, rate or channel count changes (a stream may
+/// change mid-file).
 final class FFResampler {
     let format: AudioFormat
+    /// What comes out: planar float for the mixer and AAC, interleaved s16 or float for libopus
+    /// (then only the sink's first plane is set).
+    let sampleFormat: AVSampleFormat
     /// The code a failure is reported with (`transcodeFailed` for the source, `bgmOpenFailed` for music).
     private let failure: LivePushError.Code
     private var context: OpaquePointer?
@@ -11,9 +15,10 @@ final class FFResampler {
     /// Output scratch, grown as needed.
     private let converted: UnsafeMutablePointer<AVFrame>
 
-    init(format: AudioFormat, failure: LivePushError.Code) throws(LivePushError) {
+    init(format: AudioFormat, sampleFormat: AVSampleFormat = AV_SAMPLE_FMT_FLTP, failure: LivePushError.Code) throws(LivePushError) {
         guard let frame = av_frame_alloc() else { throw LivePushError(.outOfMemory, "audio buffers") }
         self.format = format
+        self.sampleFormat = sampleFormat
         self.failure = failure
         converted = frame
     }
@@ -31,7 +36,8 @@ final class FFResampler {
     }
 
     /// Converts `frame`, or with nil the samples still in the delay line, and hands each
-    /// converted block to `sink` as per-channel float pointers and a sample count.
+    /// converted block to `sink` as its planes (per channel for a planar format, one
+    /// interleaved plane otherwise) and a sample count.
     func convert(
         _ frame: UnsafeMutablePointer<AVFrame>?,
         _ sink: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) throws(LivePushError) -> Void
@@ -58,7 +64,7 @@ final class FFResampler {
     private func reserve(_ samples: Int32) throws(LivePushError) {
         guard samples > converted.pointee.nb_samples else { return }
         av_frame_unref(converted)
-        converted.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        converted.pointee.format = sampleFormat.rawValue
         av_channel_layout_default(&converted.pointee.ch_layout, Int32(format.channels))
         converted.pointee.nb_samples = max(samples, 4096)
         let rc = av_frame_get_buffer(converted, 0)
@@ -78,7 +84,7 @@ final class FFResampler {
         av_channel_layout_default(&outLayout, Int32(format.channels))
         defer { av_channel_layout_uninit(&outLayout) }
         var ctx: OpaquePointer?
-        var rc = swr_alloc_set_opts2(&ctx, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(format.sampleRate),
+        var rc = swr_alloc_set_opts2(&ctx, &outLayout, sampleFormat, Int32(format.sampleRate),
                                      &inLayout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil)
         if rc >= 0 { rc = swr_init(ctx) }
         guard rc >= 0, ctx != nil else {

@@ -39,6 +39,8 @@ protocol OutputConnection: AnyObject {
     func serviceIncoming() throws(LivePushError) -> UInt32?
     /// The transport's own figures, when it measures the link (SRT).
     var linkStats: SRTLinkStats? { get }
+    /// A WebRTC link's figures since the last call (a quality change, keyframe requests).
+    func takeWebRTCLink() -> WebRTCLinkStats?
     /// Waits until the transport can take more, or `timeout` passes.
     func waitUntilWritable(timeout: Duration)
     /// Ends the connection; a graceful close tells the peer that the stream ended.
@@ -48,4 +50,5 @@ protocol OutputConnection: AnyObject {
 extension OutputConnection {
     /// The transport's own figures, when it measures the link (SRT).
     var linkStats: SRTLinkStats? { nil }
+    func takeWebRTCLink() -> WebRTCLinkStats? { nil }
 }

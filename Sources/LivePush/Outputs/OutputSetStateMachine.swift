@@ -98,6 +98,8 @@ struct OutputSetStateMachine: Sendable {
                 decision.forward.append(.finished)
             }
             decision.stop = givenUpOutputsToStop()
+        case .networkQuality, .keyframeRequested:
+            decision.forward.append(signal)
         case .finished:
             states[id] = .finished
             if isOver { decision.forward.append(.finished) }

@@ -164,6 +164,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
         if let acknowledged = try connection.serviceIncoming() {
             resume.history.acknowledge(sequenceNumber: acknowledged)
         }
+        if let link = connection.takeWebRTCLink() { output.recordWebRTC(link) }
     }
 
     /// Ends the connection. A graceful close (FCUnpublish, deleteStream) is a few small writes,

@@ -168,6 +168,8 @@ extension PushOutput {
         case .srt(let session, let muxer):
             loop.attach(Publishing(output: self, connection: SRTConnection(session: session, muxer: muxer),
                                    resume: resume, headerTime: headerTime))
+        case .whip(let connection, _):
+            loop.attach(Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime))
         }
     }
 
@@ -225,20 +227,21 @@ extension PushOutput {
         /// With the muxer for its stream, made before connecting: a stream MPEG-TS cannot carry
         /// fails the connect rather than the publish.
         case srt(SRTSession, TSMuxer)
+        /// Offered, answered and connected (ICE and DTLS).
+        case whip(WHIPConnection, PushURL)
 
         var url: PushURL {
             switch self {
             case .rtmp(let session): session.url
             case .srt(let session, _): session.url
+            case .whip(_, let url): url
             }
         }
     }
 
     private func connect(_ info: StreamInfo) throws(LivePushError) -> Connected {
         let url = lock.withLock { self.url }
-        if url.isWHIP {
-            throw LivePushError(.invalidURL, "WHIP outputs are not available in this build: \(url.redacted)")
-        }
+        if url.isWHIP { return .whip(try connectWHIP(url, info), url) }
         if url.scheme == .srt {
             let muxer = try SRTConnection.muxer(for: info)
             let options = SRTSession.Options(connectTimeout: config.connectTimeout, peerIdleTimeout: config.sendDataTimeout)

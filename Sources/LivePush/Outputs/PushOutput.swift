@@ -28,6 +28,10 @@ final class PushOutput: @unchecked Sendable {
         case connectFailed(LivePushError)
         /// Drained and closed after the end of the source, or stopped.
         case finished
+        /// A WebRTC output's link, rated anew from the peer's receiver reports.
+        case networkQuality(NetworkQuality)
+        /// A WebRTC peer asked for a keyframe (PLI or FIR).
+        case keyframeRequested
     }
 
     /// The output's position in the push's list of destinations (0 for the first URL).
@@ -57,6 +61,11 @@ final class PushOutput: @unchecked Sendable {
     private var congestion: CongestionDetector
     /// The transport's own figures (SRT), as the connection last read them.
     private var link: SRTLinkStats?
+    /// A WebRTC output's link, and whether it counts as congested.
+    private var webRTCLink: WebRTCLinkStats?
+    private var webRTCPoor = false
+    /// A WHIP output's bearer token (`--whip-token`; refreshed by `refreshPushURLToken(_:)`).
+    var whipToken: String?
     /// Each side signals the other only when it is actually waiting, and a producer blocked on
     /// a full queue is woken only once the queue has drained to half: at thousands of packets
     /// per second, a wake-up per packet would cost more CPU than the packets themselves.
@@ -116,6 +125,11 @@ final class PushOutput: @unchecked Sendable {
     /// after the automatic retries were used up.
     func requestReconnect() {
         if !resumeEpisode(reconnect: true) { changeAndWake { reconnectRequested = true } }
+    }
+
+    /// The bearer token for every later connect of a WHIP output.
+    func updateWHIPToken(_ token: String) {
+        lock.withLock { whipToken = token }
     }
 
     /// The URL used for every later connect (a refreshed auth_key).
@@ -279,6 +293,25 @@ final class PushOutput: @unchecked Sendable {
         }
     }
 
+    /// A WebRTC output's link as its peer reports it: a change of quality is signalled (and moves
+    /// `networkPoor`: poor, bad or down is congestion), and so is a keyframe request.
+    func recordWebRTC(_ stats: WebRTCLinkStats) {
+        var signals: [Signal] = []
+        lock.withLock {
+            webRTCLink = stats
+            if stats.qualityChanged, let quality = stats.quality {
+                signals.append(.networkQuality(quality))
+                let poor = quality >= .poor
+                if poor != webRTCPoor {
+                    webRTCPoor = poor
+                    signals.append(.network(poor ? .poor : .recovered))
+                }
+            }
+        }
+        if stats.keyframeRequests > 0 { signals.append(.keyframeRequested) }
+        for signal in signals { self.signal(signal) }
+    }
+
     /// The transport's figures, read by the connection at its service turns (SRT).
     func recordLink(_ stats: SRTLinkStats) {
         let change = lock.withLock {
@@ -298,7 +331,7 @@ final class PushOutput: @unchecked Sendable {
             OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
                         videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                         droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
-                        kind: url.scheme.rawValue, srt: link)
+                        kind: url.isWHIP ? "whip" : url.scheme.rawValue, srt: link, webrtc: webRTCLink)
         }
     }
 

@@ -79,6 +79,8 @@ final class EventHub: Sendable {
             }
         case .tokenWillExpire: d.network?.pusherPushURLTokenWillExpire(p)
         case .tokenExpired(let e): d.network?.pusher(p, tokenExpired: e)
+        case .networkQualityChanged(let quality): d.network?.pusher(p, networkQualityChanged: quality)
+        case .connectionStatusChanged(let status): d.network?.pusher(p, connectionStatusChanged: status)
         case .systemError(let e): d.error?.pusher(p, systemError: e)
         case .sdkError(let e): d.error?.pusher(p, sdkError: e)
         case .bgmStarted: d.bgm?.pusherBGMStarted(p)

@@ -46,6 +46,22 @@ extension LivePusher {
             fail(error)
         case .finished:
             finish(.finished)
+        case .networkQuality(let quality):
+            emit(.networkQualityChanged(quality))
+        case .keyframeRequested:
+            break
+        }
+        if isInteractive, let status = Self.connectionStatus(after: signal) { emit(.connectionStatusChanged(status)) }
+    }
+
+    /// Interactive mode's connection status, from what the push as a whole did.
+    private static func connectionStatus(after signal: PushOutput.Signal) -> ConnectionStatus? {
+        switch signal {
+        case .published, .reconnected: .connected
+        case .reconnecting, .reconnectRequested: .connecting
+        case .connectionLost, .finished: .disconnected
+        case .connectFailed, .reconnectFailed: .failed
+        default: nil
         }
     }
 
@@ -69,6 +85,8 @@ extension LivePusher {
         case .network(.poor): .networkPoor
         case .network(.recovered): .networkRecovered
         case .connectFailed(let error): .connectFailed(error)
+        case .networkQuality(let quality): .networkQualityChanged(quality)
+        case .keyframeRequested: nil
         }
     }
 

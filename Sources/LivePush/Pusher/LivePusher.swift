@@ -21,6 +21,10 @@ public final class LivePusher: Sendable {
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
+    /// Whether the current push is in interactive mode (a WHIP output): it reports its
+    /// connection status, and a refreshed token is the WHIP bearer token.
+    private let interactivePush = Mutex(false)
+    var isInteractive: Bool { interactivePush.withLock { $0 } }
     /// Filters and the detector the app set up: each push starts with them, and changes reach
     /// the running push as commands (``FrameStages``). Changed and sent under this lock, so a
     /// push receives them in the order they were made.
@@ -173,6 +177,9 @@ public final class LivePusher: Sendable {
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
+        let interactive = urls.contains(where: \.isWHIP)
+        interactivePush.withLock { $0 = interactive }
+        for output in newSession.outputs where output.kind == .http || output.kind == .https { output.whipToken = config.whipToken }
         newSession.liveInputStats = liveInputStats
         do {
             try transition(.start)
@@ -187,7 +194,10 @@ public final class LivePusher: Sendable {
             newSession.send(.setDetector(settings.detector))
         }
         lastStats.withLock { $0 = PushStats() }
-        authWatcher.withLock { $0.accept(urls[0]) }
+        authWatcher.withLock { watcher in
+            watcher.accept(urls[0])
+            if interactive, let token = config.whipToken { watcher.watch(bearerToken: token) }
+        }
         startStatsTimer()
         startAuthTimer()
         newSession.start(source: source)
@@ -253,8 +263,18 @@ public final class LivePusher: Sendable {
         session.withLock { $0 }?.updateURL(pushURL)
     }
 
-    /// Interactive mode: replaces the token in the current push URL (see `refreshPushURL(_:)`).
+    /// Interactive mode: replaces the token, for the next connect (or ICE restart); the current
+    /// connection goes on. With WHIP outputs it is their bearer token; else the token in the
+    /// current push URL (see `refreshPushURL(_:)`).
     public func refreshPushURLToken(_ token: String) throws(LivePushError) {
+        if isInteractive {
+            guard !token.isEmpty else { throw LivePushError(.tokenInvalid, "an empty token") }
+            authWatcher.withLock { $0.watch(bearerToken: token) }
+            for output in session.withLock({ $0 })?.outputs ?? [] where output.kind == .http || output.kind == .https {
+                output.updateWHIPToken(token)
+            }
+            return
+        }
         guard let current = authWatcher.withLock({ $0.url }) else {
             throw LivePushError(.invalidState, "no push URL to refresh")
         }

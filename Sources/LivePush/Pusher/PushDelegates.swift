@@ -58,6 +58,10 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     func pusherPushURLTokenWillExpire(_ pusher: LivePusher)
     /// Interactive mode: the token expired; restart the push with a new URL.
     func pusher(_ pusher: LivePusher, tokenExpired error: LivePushError)
+    /// Interactive mode: a WHIP output's uplink was rated anew (`onPusherNetworkQualityChanged`).
+    func pusher(_ pusher: LivePusher, networkQualityChanged quality: NetworkQuality)
+    /// Interactive mode: the WHIP connection's status (`onConnectionStatusChange`).
+    func pusher(_ pusher: LivePusher, connectionStatusChanged status: ConnectionStatus)
 }
 
 extension LivePusherNetworkDelegate {
@@ -75,6 +79,8 @@ extension LivePusherNetworkDelegate {
     public func pusherPushURLAuthenticationOverdue(_ pusher: LivePusher) -> String? { nil }
     public func pusherPushURLTokenWillExpire(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, tokenExpired error: LivePushError) {}
+    public func pusher(_ pusher: LivePusher, networkQualityChanged quality: NetworkQuality) {}
+    public func pusher(_ pusher: LivePusher, connectionStatusChanged status: ConnectionStatus) {}
 }
 
 /// Error callbacks (reference: `AlivcLivePusherErrorDelegate`). Every method is optional.

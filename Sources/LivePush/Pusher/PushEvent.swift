@@ -39,6 +39,10 @@ public enum PushEvent: Sendable, Equatable {
     case tokenWillExpire
     /// Interactive mode: the token has expired; the push must restart with a new URL.
     case tokenExpired(LivePushError)
+    /// Interactive mode (`onPusherNetworkQualityChanged`): a WHIP output's uplink, rated anew.
+    case networkQualityChanged(NetworkQuality)
+    /// Interactive mode (`onConnectionStatusChange`): a WHIP push's connection.
+    case connectionStatusChanged(ConnectionStatus)
 
     // Error
     case systemError(LivePushError)
@@ -86,7 +90,7 @@ public enum PushEvent: Sendable, Equatable {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .retryScheduled, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
-             .tokenWillExpire, .tokenExpired: .network
+             .tokenWillExpire, .tokenExpired, .networkQualityChanged, .connectionStatusChanged: .network
         case .systemError, .sdkError: .error
         case .bgmStarted, .bgmStopped, .bgmPaused, .bgmResumed, .bgmProgress, .bgmCompleted, .bgmOpenFailed,
              .bgmDownloadTimeout: .bgm
@@ -118,6 +122,8 @@ public enum PushEvent: Sendable, Equatable {
         case .networkRecovered: "networkRecovered"
         case .sendDataTimeout: "sendDataTimeout"
         case .pushURLAuthenticationOverdue: "pushURLAuthenticationOverdue"
+        case .networkQualityChanged: "networkQualityChanged"
+        case .connectionStatusChanged: "connectionStatusChanged"
         case .tokenWillExpire: "tokenWillExpire"
         case .tokenExpired: "tokenExpired"
         case .systemError: "systemError"
@@ -154,4 +160,9 @@ public enum PushEvent: Sendable, Equatable {
         default: nil
         }
     }
+}
+
+/// Where an interactive-mode (WHIP) push's connection stands (`onConnectionStatusChange`).
+public enum ConnectionStatus: String, Sendable {
+    case disconnected, connecting, connected, failed
 }

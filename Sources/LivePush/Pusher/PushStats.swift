@@ -80,10 +80,12 @@ public struct OutputStats: Sendable, Equatable {
     public var queuedDuration: Int64
     /// How late this output wrote packets to its socket, against the output clock.
     public var sendLateness: PacingLateness
-    /// The output's kind, from its URL's scheme: `rtmp`, `rtmps` or `srt`.
+    /// The output's kind, from its URL's scheme: `rtmp`, `rtmps`, `srt` or `whip`.
     public var kind: String = "rtmp"
     /// An SRT output's link, as SRT measures it (RTT, loss, retransmissions); nil for RTMP.
     public var srt: SRTLinkStats?
+    /// A WHIP output's link, as its peer's receiver reports say (quality, loss, RTT, jitter).
+    public var webrtc: WebRTCLinkStats?
 }
 
 /// One rendition's figures (see ``PushStats/renditions``).

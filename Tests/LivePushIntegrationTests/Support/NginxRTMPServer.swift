@@ -84,7 +84,8 @@ final class NginxRTMPServer: @unchecked Sendable {
         dropIdlePublisher: Duration? = nil,
         recordAppend: Bool = false,
         port fixedPort: UInt16? = nil,
-        workerConnections: Int = 256
+        workerConnections: Int = 256,
+        namespace: String? = nil
     ) throws {
         guard FileManager.default.isExecutableFile(atPath: nginxPath) else { throw Failure.unavailable(nginxPath) }
         guard FileManager.default.fileExists(atPath: modulePath) else { throw Failure.unavailable(modulePath) }
@@ -121,6 +122,10 @@ final class NginxRTMPServer: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: nginxPath)
             // -e: also redirect the startup error log away from the system-wide /var/log/nginx.
             process.arguments = ["-p", directory.path + "/", "-c", configPath, "-e", errorLogPath]
+            if let namespace {  // a network namespace of the test's (NetworkNamespace); `ip netns exec` execs nginx
+                process.executableURL = URL(fileURLWithPath: ProcessRunner.which("ip") ?? "/usr/sbin/ip")
+                process.arguments = ["netns", "exec", namespace, nginxPath] + process.arguments!
+            }
             process.currentDirectoryURL = directory
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = console
@@ -139,7 +144,8 @@ final class NginxRTMPServer: @unchecked Sendable {
             var ready = false
             while Date() < deadline {
                 if !process.isRunning { break }
-                if Self.acceptsConnections(port: port) && tlsPort.map(Self.acceptsConnections(port:)) ?? true {
+                let accepts = namespace == nil ? Self.acceptsConnections(port:) : { Self.listens(port: $0, seenBy: process.processIdentifier) }
+                if accepts(port) && tlsPort.map(accepts) ?? true {
                     // Guard against another process having grabbed the port meanwhile.
                     ready = process.isRunning
                     break
@@ -355,6 +361,17 @@ final class NginxRTMPServer: @unchecked Sendable {
     }
 
     /// True if a TCP connection to 127.0.0.1:`port` succeeds right now.
+    /// Whether a socket listens on TCP `port` in the network namespace of process `pid` (its
+    /// `/proc/PID/net/tcp`): a server in a namespace of the test's cannot be connected to from here.
+    static func listens(port: UInt16, seenBy pid: Int32) -> Bool {
+        let needle = String(format: ":%04X", port)
+        let table = (try? String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").contains { row in
+            let fields = row.split(separator: " ")
+            return fields.count > 3 && fields[1].hasSuffix(needle) && fields[3] == "0A"
+        }
+    }
+
     static func acceptsConnections(port: UInt16) -> Bool {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

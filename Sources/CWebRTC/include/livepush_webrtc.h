@@ -1,0 +1,79 @@
+/* A WebRTC publisher for one WHIP output, over GStreamer's webrtcbin: the thin C edge of
+ * LivePush's interactive mode. Swift does the WHIP HTTP exchange and feeds encoded packets;
+ * this file owns every GStreamer pointer. No GStreamer type appears in this header. */
+#ifndef LIVEPUSH_WEBRTC_H
+#define LIVEPUSH_WEBRTC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct lp_webrtc lp_webrtc;
+
+/* What the callback reports. `value` is the new state for the state events (webrtcbin's
+ * GstWebRTCICEConnectionState, GstWebRTCPeerConnectionState, GstWebRTCDTLSTransportState
+ * numbering), 1 = all headers for a keyframe request (FIR), 0 for a PLI. */
+enum {
+    LP_WEBRTC_ICE_STATE = 1,
+    LP_WEBRTC_PEER_STATE = 2,
+    LP_WEBRTC_DTLS_STATE = 3,
+    LP_WEBRTC_KEYFRAME_REQUEST = 4,
+    LP_WEBRTC_PIPELINE_ERROR = 5,
+};
+
+/* Called on GStreamer's threads: copy what you need and return at once. */
+typedef void (*lp_webrtc_callback)(void *context, int event, int value);
+
+typedef struct {
+    /* The H.264 AVCDecoderConfigurationRecord; NULL for no video. */
+    const uint8_t *avcc;
+    size_t avcc_size;
+    /* Opus channels (1 or 2); 0 for no audio. */
+    int audio_channels;
+    /* "stun://host:port", NULL for none. */
+    const char *stun_server;
+    /* "turn(s)://user:password@host:port", NULL for none. */
+    const char *turn_server;
+    lp_webrtc_callback callback;
+    void *context;
+} lp_webrtc_config;
+
+/* Builds the pipeline and starts it. NULL on failure, with *error set (free with lp_webrtc_free_string). */
+lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error);
+
+/* Creates the offer, sets it as the local description and waits for ICE gathering (at most
+ * gather_timeout_ms: libnice never finishes when a STUN server does not answer). Returns the
+ * offer's SDP with its candidates, or NULL with *error. */
+char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **error);
+
+/* Sets the WHIP answer as the remote description. 0 on success, else -1 with *error. */
+int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error);
+
+/* Queues one encoded frame: H.264 in AVCC (4-byte lengths), or one Opus packet. Times in µs on
+ * the caller's timeline; the first frame maps to the pipeline's running time of its push.
+ * Never blocks: the source queue holds at most a second or two, the oldest dropped beyond it.
+ * 0 on success. */
+int lp_webrtc_push(lp_webrtc *peer, int is_video, const uint8_t *data, size_t size, int64_t pts_us,
+                   int64_t duration_us, int keyframe);
+
+typedef struct {
+    /* From the peer's receiver reports on our video (audio when there is no video). */
+    int has_report;
+    double fraction_lost;
+    double round_trip_seconds;
+    double jitter_seconds;
+    int64_t packets_lost;
+    uint64_t packets_sent;
+    uint64_t bytes_sent;
+    unsigned pli_count;
+    unsigned fir_count;
+    unsigned nack_count;
+} lp_webrtc_stats;
+
+/* webrtcbin's statistics, waited for at most timeout_ms. 0 on success. */
+int lp_webrtc_get_stats(lp_webrtc *peer, lp_webrtc_stats *stats, int timeout_ms);
+
+/* Stops the pipeline and frees everything. */
+void lp_webrtc_free(lp_webrtc *peer);
+void lp_webrtc_free_string(char *text);
+
+#endif

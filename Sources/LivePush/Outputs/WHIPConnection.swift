@@ -1,0 +1,127 @@
+/// A WHIP output's published connection: a ``WebRTCPeer`` fed with the push's H.264 as it is
+/// and its sound made Opus (``AudioOpusTranscoder``: WebRTC carries no AAC), and the WHIP
+/// session resource, deleted when the stream ends.
+///
+/// WebRTC paces and retransmits in GStreamer's threads, so sending never waits: the peer's
+/// source queues are bounded and drop their oldest. What the peer reports (receiver reports,
+/// PLI/FIR) is read at the service turns: a rating of the link (``NetworkQuality``) and keyframe
+/// requests, both handed up to the output.
+final class WHIPConnection: OutputConnection {
+    /// One frame for the peer.
+    struct Frame {
+        var isVideo: Bool
+        var data: [UInt8]
+        var pts: Int64
+        var duration: Int64
+        var keyframe: Bool
+    }
+
+    let peer: WebRTCPeer
+    private let client: WHIPClient
+    private let session: WHIPSession
+    private let opus: AudioOpusTranscoder?
+    private(set) var bytesSent: Int64 = 0
+    private var rater = NetworkQualityRater()
+    private let started = monotonicMicroseconds()
+    private var lastStatistics: Int64 = 0
+    /// What the service turns found for the output to act on.
+    private(set) var link = WebRTCLinkStats()
+
+    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession, opus: AudioOpusTranscoder?) {
+        self.peer = peer
+        self.client = client
+        self.session = session
+        self.opus = opus
+    }
+
+    func header(at time: Int64) -> [[Frame]] { [] }
+    func trailer(at time: Int64) -> [[Frame]] { [] }
+
+    func message(for packet: MediaPacket) -> [Frame] {
+        guard !packet.isSequenceHeader else { return [] }
+        switch packet.kind {
+        case .video:
+            return [Frame(isVideo: true, data: packet.data, pts: packet.pts, duration: packet.duration, keyframe: packet.isKeyframe)]
+        case .audio:
+            guard let opus, let encoded = try? opus.transcode(packet) else { return [] }
+            return encoded.map { Frame(isVideo: false, data: $0.data, pts: $0.pts, duration: $0.duration, keyframe: true) }
+        case .data, .cue:
+            return []  // WHIP has no place for RTMP's data messages
+        }
+    }
+
+    func bodyBytes(of message: [Frame]) -> Int { message.reduce(0) { $0 + $1.data.count } }
+    func wireBytes(of message: [Frame]) -> Int64 { Int64(bodyBytes(of: message)) }
+    func hasRoom(for bytes: Int64) -> Bool { true }
+
+    func send(_ message: [Frame]) throws(LivePushError) {
+        for frame in message {
+            peer.send(video: frame.isVideo, frame.data, pts: frame.pts, duration: frame.duration, keyframe: frame.keyframe)
+            bytesSent += Int64(frame.data.count)
+        }
+    }
+
+    func flush() throws(LivePushError) -> Bool { true }
+    var hasUnwrittenBytes: Bool { false }
+    var transportBacklog: Int64 { 0 }
+
+    /// Every turn: the connection's state (a failed ICE or DTLS ends it). Every second: the
+    /// peer's statistics, rated.
+    func serviceIncoming() throws(LivePushError) -> UInt32? {
+        _ = try peer.check()
+        link.keyframeRequests += peer.takeKeyframeRequests()
+        let now = monotonicMicroseconds()
+        guard now - lastStatistics >= 1_000_000 else { return nil }
+        lastStatistics = now
+        if let stats = peer.statistics(), stats.has_report != 0 {
+            link.fractionLost = stats.fraction_lost
+            link.roundTripSeconds = stats.round_trip_seconds
+            link.jitterSeconds = stats.jitter_seconds
+            link.packetsLost = stats.packets_lost
+            link.packetsSent = Int64(stats.packets_sent)
+            link.nacks = Int(stats.nack_count)
+            if let quality = rater.report(fractionLost: stats.fraction_lost, roundTrip: stats.round_trip_seconds,
+                                          jitter: stats.jitter_seconds, now: now) {
+                link.quality = quality
+                link.qualityChanged = true
+            }
+        } else if let quality = rater.noReport(now: now, since: started) {
+            link.quality = quality
+            link.qualityChanged = true
+        }
+        return nil
+    }
+
+    /// The link's figures; a change of quality is reported once.
+    func takeWebRTCLink() -> WebRTCLinkStats? {
+        defer {
+            link.qualityChanged = false
+            link.keyframeRequests = 0
+        }
+        return link
+    }
+
+    func waitUntilWritable(timeout: Duration) {}
+
+    /// Ends the WHIP session (DELETE, as RFC 9725 asks) and the peer.
+    func close(graceful: Bool) {
+        _ = try? client.delete(session)
+        peer.close()
+    }
+}
+
+/// A WHIP output's link as the peer reports it (``OutputStats/webrtc``).
+public struct WebRTCLinkStats: Sendable, Equatable {
+    public var quality: NetworkQuality?
+    public var fractionLost = 0.0
+    public var roundTripSeconds = 0.0
+    public var jitterSeconds = 0.0
+    public var packetsLost: Int64 = 0
+    public var packetsSent: Int64 = 0
+    public var nacks = 0
+    /// Keyframe requests (PLI, FIR) since the last reading.
+    var keyframeRequests = 0
+    var qualityChanged = false
+
+    public init() {}
+}

@@ -1,0 +1,155 @@
+import CWebRTC
+import Synchronization
+
+/// One WebRTC peer connection that sends H.264 and Opus, over GStreamer's webrtcbin through
+/// the CWebRTC shim: the only type that holds its pointer. ICE, DTLS-SRTP, RTP and RTCP are
+/// webrtcbin's and libnice's; this type offers, takes the answer, feeds frames and reads what
+/// the peer reports. Not for concurrent use, but for its state, which GStreamer's threads set.
+final class WebRTCPeer: @unchecked Sendable {
+    /// webrtcbin's numbering (GstWebRTCICEConnectionState, GstWebRTCPeerConnectionState,
+    /// GstWebRTCDTLSTransportState).
+    enum ICEState: Int32 { case new = 0, checking, connected, completed, failed, disconnected, closed }
+    enum PeerState: Int32 { case new = 0, connecting, connected, disconnected, failed, closed }
+    enum DTLSState: Int32 { case new = 0, closed, failed, connecting, connected }
+
+    /// What GStreamer's threads reported last.
+    struct State: Sendable {
+        var ice: ICEState = .new
+        var peer: PeerState = .new
+        var dtls: DTLSState = .new
+        var pipelineFailed = false
+        /// Keyframe requests (PLI, FIR) not yet taken.
+        var keyframeRequests = 0
+    }
+
+    private var handle: OpaquePointer?
+    private let state = Mutex(State())
+    private let changed = ConditionLock()
+
+    /// `decoderConfiguration`: the H.264 avcC (nil: no video); `audioChannels`: 0 for no audio.
+    init(decoderConfiguration: [UInt8]?, audioChannels: Int, stunServer: String?, turnServer: String?) throws(LivePushError) {
+        var failure: UnsafeMutablePointer<CChar>?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let made: OpaquePointer? = (decoderConfiguration ?? []).withUnsafeBufferPointer { record in
+            withOptionalCString(stunServer) { stun in
+                withOptionalCString(turnServer) { turn in
+                    var config = lp_webrtc_config(avcc: record.isEmpty ? nil : record.baseAddress, avcc_size: record.count,
+                                                  audio_channels: Int32(audioChannels), stun_server: stun, turn_server: turn,
+                                                  callback: { context, event, value in
+                                                      guard let context else { return }
+                                                      Unmanaged<WebRTCPeer>.fromOpaque(context).takeUnretainedValue().report(event, value)
+                                                  }, context: context)
+                    return lp_webrtc_new(&config, &failure)
+                }
+            }
+        }
+        guard let made else { throw LivePushError(.connectFailed, Self.take(failure) ?? "WebRTC could not start") }
+        handle = made
+    }
+
+    deinit { close() }
+
+    /// Our offer, with the candidates gathered within `gatherTimeout`.
+    func makeOffer(gatherTimeout: Duration) throws(LivePushError) -> String {
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let handle, let offer = lp_webrtc_create_offer(handle, Int32(clamping: gatherTimeout.milliseconds), &failure) else {
+            throw LivePushError(.connectFailed, Self.take(failure) ?? "no offer")
+        }
+        defer { lp_webrtc_free_string(offer) }
+        return String(cString: offer)
+    }
+
+    func accept(answer: String) throws(LivePushError) {
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let handle, lp_webrtc_set_answer(handle, answer, &failure) == 0 else {
+            throw LivePushError(.whipServerError, Self.take(failure) ?? "the answer was refused")
+        }
+    }
+
+    /// Waits until media can flow (ICE and DTLS connected), or a failure, or `timeout`.
+    func awaitConnected(timeout: Duration) throws(LivePushError) {
+        let deadline = monotonicMicroseconds() + timeout.nanoseconds / 1000
+        while true {
+            let now = state.withLock { $0 }
+            if let failure = Self.failure(in: now) { throw failure }
+            if now.peer == .connected { return }
+            let left = deadline - monotonicMicroseconds()
+            guard left > 0 else {
+                throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
+            }
+            changed.withLock { changed.wait(timeout: .microseconds(min(left, 50_000))) }
+        }
+    }
+
+    /// The state now; throws once the connection has failed.
+    func check() throws(LivePushError) -> State {
+        let now = state.withLock { $0 }
+        if let failure = Self.failure(in: now) { throw failure }
+        return now
+    }
+
+    /// Takes the keyframe requests reported since the last call.
+    func takeKeyframeRequests() -> Int {
+        state.withLock { state in
+            defer { state.keyframeRequests = 0 }
+            return state.keyframeRequests
+        }
+    }
+
+    private static func failure(in state: State) -> LivePushError? {
+        if state.dtls == .failed { return LivePushError(.dtlsFailed) }
+        if state.ice == .failed { return LivePushError(.iceFailed) }
+        if state.peer == .failed { return LivePushError(.iceFailed, "the peer connection failed") }
+        if state.dtls == .closed { return LivePushError(.connectionLost, "the WebRTC peer closed the DTLS session") }
+        if state.pipelineFailed { return LivePushError(.connectionLost, "the WebRTC pipeline failed") }
+        return nil
+    }
+
+    /// Queues one frame (H.264 AVCC, or one Opus packet); never blocks.
+    func send(video: Bool, _ data: [UInt8], pts: Int64, duration: Int64, keyframe: Bool) {
+        guard let handle else { return }
+        _ = data.withUnsafeBufferPointer { bytes in
+            lp_webrtc_push(handle, video ? 1 : 0, bytes.baseAddress, bytes.count, pts, duration, keyframe ? 1 : 0)
+        }
+    }
+
+    /// What the peer's receiver reports say, with our send counters.
+    func statistics() -> lp_webrtc_stats? {
+        guard let handle else { return nil }
+        var stats = lp_webrtc_stats()
+        return lp_webrtc_get_stats(handle, &stats, 1000) == 0 ? stats : nil
+    }
+
+    func close() {
+        guard let handle else { return }
+        self.handle = nil
+        lp_webrtc_free(handle)
+    }
+
+    // MARK: - From GStreamer's threads
+
+    private func report(_ event: Int32, _ value: Int32) {
+        state.withLock { state in
+            switch Int(event) {
+            case Int(LP_WEBRTC_ICE_STATE): state.ice = ICEState(rawValue: value) ?? state.ice
+            case Int(LP_WEBRTC_PEER_STATE): state.peer = PeerState(rawValue: value) ?? state.peer
+            case Int(LP_WEBRTC_DTLS_STATE): state.dtls = DTLSState(rawValue: value) ?? state.dtls
+            case Int(LP_WEBRTC_KEYFRAME_REQUEST): state.keyframeRequests += 1
+            case Int(LP_WEBRTC_PIPELINE_ERROR): state.pipelineFailed = true
+            default: break
+            }
+        }
+        changed.withLockThenBroadcast { true }
+    }
+
+    private static func take(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let text else { return nil }
+        defer { lp_webrtc_free_string(text) }
+        return String(cString: text)
+    }
+}
+
+private func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

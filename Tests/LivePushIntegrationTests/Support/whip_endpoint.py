@@ -1,0 +1,109 @@
+"""A WHIP (RFC 9725) endpoint for LivePush's tests, on aiortc (a WebRTC stack that shares
+nothing with GStreamer) and aiohttp.
+
+POST   /whip/endpoint       application/sdp with "Authorization: Bearer TOKEN": 201, the
+                            answer and Location; 401 on another token (nothing recorded).
+DELETE /whip/resource/ID    stops the MediaRecorder (OUT-ID.mkv) and prints SUMMARY {...}.
+PATCH  /whip/resource/ID    405: no trickle ICE or ICE restart here.
+Every line it prints is flushed: the test reads them as they come.
+"""
+import argparse, asyncio, json, time, uuid
+
+from aiohttp import web
+from aiortc import MediaStreamTrack, RTCPeerConnection, RTCSessionDescription
+from aiortc.contrib.media import MediaRecorder
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--host", default="127.0.0.1")
+parser.add_argument("--port", type=int, required=True)
+parser.add_argument("--token", help="the bearer token; or --token-file")
+parser.add_argument("--token-file", help="a file holding the bearer token, read at each POST (a JWT made just before the push)")
+parser.add_argument("--out", required=True)
+args = parser.parse_args()
+sessions = {}
+
+
+def say(*parts):
+    print(*parts, flush=True)
+
+
+class Counting(MediaStreamTrack):
+    """Passes frames on to the recorder and counts them."""
+
+    def __init__(self, track):
+        super().__init__()
+        self.kind, self.track, self.frames = track.kind, track, 0
+
+    async def recv(self):
+        frame = await self.track.recv()
+        self.frames += 1
+        return frame
+
+
+def expected_token():
+    if args.token_file:
+        with open(args.token_file) as f:
+            return f.read().strip()
+    return args.token
+
+
+async def post_endpoint(request):
+    if request.headers.get("Authorization") != f"Bearer {expected_token()}":
+        say("REFUSED", request.headers.get("Authorization", "")[:12])
+        return web.Response(status=401, text="bad token")
+    if request.content_type != "application/sdp":
+        return web.Response(status=415)
+    offer = await request.text()
+    rid = uuid.uuid4().hex[:8]
+    pc = RTCPeerConnection()
+    recorder = MediaRecorder(f"{args.out}-{rid}.mkv")
+    session = {"pc": pc, "recorder": recorder, "tracks": [], "posted": time.monotonic()}
+    sessions[rid] = session
+
+    @pc.on("iceconnectionstatechange")
+    async def on_ice():
+        say("ICE", rid, pc.iceConnectionState)
+
+    @pc.on("track")
+    def on_track(track):
+        counting = Counting(track)
+        session["tracks"].append(counting)
+        recorder.addTrack(counting)
+
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+    await pc.setLocalDescription(await pc.createAnswer())
+    await recorder.start()
+    say("POSTED", rid)
+    headers = {"Location": f"/whip/resource/{rid}", "Content-Type": "application/sdp", "ETag": f'"{rid}"'}
+    return web.Response(status=201, text=pc.localDescription.sdp, headers=headers)
+
+
+async def delete_resource(request):
+    session = sessions.pop(request.match_info["rid"], None)
+    if not session:
+        return web.Response(status=404)
+    await session["recorder"].stop()
+    await session["pc"].close()
+    summary = {track.kind: track.frames for track in session["tracks"]}
+    summary["recording"] = f"{args.out}-{request.match_info['rid']}.mkv"
+    say("SUMMARY", json.dumps(summary))
+    return web.Response(status=200)
+
+
+async def patch_resource(request):
+    return web.Response(status=405, headers={"Allow": "DELETE"})
+
+
+async def main():
+    app = web.Application()
+    app.router.add_post("/whip/endpoint", post_endpoint)
+    app.router.add_delete("/whip/resource/{rid}", delete_resource)
+    app.router.add_patch("/whip/resource/{rid}", patch_resource)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, args.host, args.port).start()
+    say("LISTENING", args.port)
+    await asyncio.Event().wait()
+
+
+asyncio.run(main())

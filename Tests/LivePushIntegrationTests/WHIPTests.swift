@@ -1,0 +1,135 @@
+import Foundation
+import XCTest
+
+/// Interactive mode: WHIP (RFC 9725) outputs, received by an aiortc endpoint (a WebRTC stack
+/// that shares nothing with GStreamer), in a network namespace of the test's own: libnice
+/// gathers no candidate on loopback. What the endpoint recorded is decoded.
+final class WHIPTests: NginxTestCase {
+    private let clip = PlayoutClip(name: "A", color: "red", luma: 81, tone: 300)
+
+    /// A 10 s real-time push with a JWT bearer token that expires 35 s after the start: the
+    /// frames arrive and decode, the tone lasts, ICE connects, the DELETE ends the session,
+    /// `tokenWillExpire` comes during the push (30 s before `exp`), and the exit is 0.
+    func testARealTimePushWithAJWTReachesTheEndpointWhole() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 10)
+        let tokenFile = dir.appendingPathComponent("token")
+        let endpoint = try await startEndpoint(in: namespace, token: nil, tokenFile: tokenFile.path)
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        // Made just before the push starts: it expires 35 s after it, so the warning (30 s ahead) falls 5 s in.
+        let token = Self.jwt(expiresIn: 35)
+        try token.write(to: tokenFile, atomically: true, encoding: .utf8)
+
+        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--json"], environment: ["LIVEPUSH_WHIP_TOKEN": token])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(45))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        print("WHIPTests: endpoint \(summary), events \(cli.output.compactMap { Self.eventName($0) })")
+
+        XCTAssertTrue(endpoint.process.output.contains { $0.hasPrefix("ICE ") && ($0.hasSuffix("completed") || $0.hasSuffix("connected")) },
+                      "the endpoint saw ICE connect: \(endpoint.process.output)")
+        XCTAssertGreaterThanOrEqual(summary["video"] as? Int ?? 0, 225, "at least 90% of 250 frames arrived and decoded")
+        let recording = try XCTUnwrap(summary["recording"] as? String)
+        let tone = try ToneAnalysis(recording: recording)
+        let toneSeconds = Double(tone.levels(clip.tone, window: 0.25).filter { $0.level > 0.04 }.count) * 0.25
+        XCTAssertGreaterThanOrEqual(toneSeconds, 9, "the 300 Hz tone lasts")
+        let events = cli.output.compactMap { Self.eventName($0) }
+        let warned = try XCTUnwrap(events.firstIndex(of: "tokenWillExpire"), "30 s before exp: \(events)")
+        XCTAssertGreaterThan(warned, try XCTUnwrap(events.firstIndex(of: "pushStarted")), "during the push: \(events)")
+        XCTAssertLessThan(warned, try XCTUnwrap(events.firstIndex(of: "stopped")), "during the push: \(events)")
+        XCTAssertTrue(events.contains("connectionStatusChanged"), "\(events)")
+        XCTAssertFalse((cli.output + [cli.standardError]).joined().contains(token), "the token is never printed")
+    }
+
+    func testAWrongTokenIsACodedErrorAndNothingIsRecorded() async throws {
+        let namespace = try NetworkNamespace()
+        let endpoint = try await startEndpoint(in: namespace, token: "the-right-token")
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runCLI(in: namespace, ["push", TestMedia.path(.h264AAC), endpoint.url, "--whip-token", "a-wrong-token",
+                                             "--retry-count", "0", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertNotEqual(exit, 0)
+        let all = cli.output.joined(separator: "\n") + cli.standardError
+        XCTAssertTrue(all.contains("tokenInvalid"), all)
+        XCTAssertFalse(all.contains("a-wrong-token"), "the token is never printed")
+        XCTAssertTrue(endpoint.process.output.contains { $0.hasPrefix("REFUSED") })
+        XCTAssertFalse(endpoint.process.output.contains { $0.hasPrefix("POSTED") }, "the endpoint recorded nothing")
+    }
+
+    /// One push, two kinds of output: nginx (RTMP) and the WHIP endpoint both get the stream.
+    func testOnePushToNginxAndToWHIP() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 4)
+        let endpoint = try await startEndpoint(in: namespace, token: "token-4s")
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        // The push runs in the namespace (for WebRTC), so nginx runs there too.
+        let nginx = try NginxRTMPServer(namespace: namespace.name)
+        defer { nginx.stop() }
+        let cli = try runCLI(in: namespace, ["push", path, nginx.url(stream: "both"), endpoint.url, "--whip-token", "token-4s", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(40))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        // Real time: the producer starts with the first output up (nginx); the WHIP output joins
+        // when ICE and DTLS are (about half a second later) and starts at a keyframe.
+        XCTAssertGreaterThanOrEqual(summary["video"] as? Int ?? 0, 75, "the endpoint got the stream: \(summary)")
+        XCTAssertGreaterThan(summary["audio"] as? Int ?? 0, 150, "and its sound: \(summary)")
+        let recorded = try FFProbe.run(try await nginx.awaitRecording(stream: "both"))
+        XCTAssertEqual(recorded.videoPackets.count, 100, "nginx got every frame")
+    }
+
+    // MARK: - Helpers
+
+    private struct Endpoint {
+        let process: RunningCLI
+        let url: String
+    }
+
+    private func startEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil) async throws -> Endpoint {
+        let python = try PythonTools.python(with: ["aiortc", "aiohttp"])
+        let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/whip_endpoint.py").path
+        let port = Int.random(in: 20_000...40_000)
+        let credential = token.map { ["--token", $0] } ?? ["--token-file", tokenFile ?? ""]
+        let (executable, arguments) = namespace.command(python, [script, "--host", "127.0.0.1", "--port", "\(port)"] + credential
+                                                        + ["--out", dir.appendingPathComponent("whip").path])
+        let process = try RunningCLI(executable: executable, arguments)
+        let listening = await process.awaitLine(timeout: .seconds(60)) { $0.hasPrefix("LISTENING") }
+        try XCTSkipIf(listening == nil, "the aiortc endpoint did not start: \(process.standardError)")
+        return Endpoint(process: process, url: "http://127.0.0.1:\(port)/whip/endpoint")
+    }
+
+    private func runCLI(in namespace: NetworkNamespace, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCLI {
+        let binary = try XCTUnwrap(LivePushCLI.binary)
+        var (executable, all) = namespace.command(binary, arguments)
+        if !environment.isEmpty {
+            all = ["netns", "exec", namespace.name, "env"] + environment.map { "\($0.key)=\($0.value)" } + [binary] + arguments
+            executable = ProcessRunner.which("ip") ?? "/usr/sbin/ip"
+        }
+        return try RunningCLI(executable: executable, all)
+    }
+
+    /// A JWT (unsigned: the endpoint compares it whole) whose `exp` is `seconds` from now.
+    static func jwt(expiresIn seconds: Int) -> String {
+        func part(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let exp = Int(Date().timeIntervalSince1970) + seconds
+        return part(#"{"alg":"HS256","typ":"JWT"}"#) + "." + part(#"{"sub":"livepush-test","exp":\#(exp)}"#) + ".c2lnbmF0dXJl"
+    }
+
+    static func eventName(_ line: String) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
+    }
+}
+
+extension RunningCLI {
+    /// The endpoint's `SUMMARY {...}` line (printed when the DELETE stopped its recorder).
+    func awaitSummary(timeout: Duration = .seconds(20)) async throws -> [String: Any] {
+        let found = await awaitLine(timeout: timeout) { $0.hasPrefix("SUMMARY ") }
+        let line = try XCTUnwrap(found, "no DELETE reached the endpoint: \(output)")
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8)) as? [String: Any])
+    }
+}
