@@ -282,6 +282,10 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
     for (guint i = 0; transceivers && i < transceivers->len; i++) {
         GstWebRTCRTPTransceiver *transceiver = g_array_index(transceivers, GstWebRTCRTPTransceiver *, i);
         g_object_set(transceiver, "direction", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY, NULL);
+        /* Resend what the peer reports lost (NACK, RFC 4588 retransmission): a lossy path then
+         * costs delay rather than pictures. */
+        if (g_object_class_find_property(G_OBJECT_GET_CLASS(transceiver), "do-nack"))
+            g_object_set(transceiver, "do-nack", TRUE, NULL);
     }
     if (transceivers) g_array_unref(transceivers);
     GstBus *bus = gst_element_get_bus(peer->pipeline);

@@ -48,6 +48,10 @@ enum EventFormatter {
             fields.append(("break", .string(name)))
         case .input(.switched(let source)):
             fields.append(("source", .string(source.rawValue)))
+        case .networkQualityChanged(let quality):
+            fields.append(("quality", .string(quality.rawValue)))
+        case .connectionStatusChanged(let status):
+            fields.append(("status", .string(status.rawValue)))
         case .input(.primaryRetry(_, let retryIn)):
             fields.append(("retryIn", .double(seconds(retryIn))))
         case .breaks(.cueReceived(let cue)):
@@ -199,6 +203,10 @@ enum EventFormatter {
             return "\(head) \(e.kind.rawValue) \(e.id) (\(e.source) \(e.inPoint)-\(e.outPoint) s)"
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             return "\(head) \(name)"
+        case .networkQualityChanged(let quality):
+            return "\(head) \(quality.rawValue)"
+        case .connectionStatusChanged(let status):
+            return "\(head) \(status.rawValue)"
         case .input(.primaryRetry(let error, let retryIn)):
             return "\(head) \(error.code.rawValue) [\(error.code.hex)] \(error.message); retrying in \(seconds(retryIn)) s"
         case .breaks(.breakStarted(let o, let fill)):

@@ -80,6 +80,30 @@ final class WHIPTests: NginxTestCase {
         XCTAssertEqual(recorded.videoPackets.count, 100, "nginx got every frame")
     }
 
+    /// Packet loss on the path (a relay of the endpoint's that drops 35 % of the datagrams both
+    /// ways from 3 to 9 s after the offer) makes the rated quality fall to poor or worse, and
+    /// rise again once the loss stops. The machines have no netem, hence the relay.
+    func testLossOnThePathMakesTheQualityFallThenRecover() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 16)
+        let endpoint = try await startEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:9:35"])
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(60))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        let qualities = cli.output.compactMap { line -> String? in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  event["event"] as? String == "networkQualityChanged" else { return nil }
+            return event["quality"] as? String
+        }
+        print("WHIPTests(loss): qualities \(qualities), endpoint \(summary)")
+        XCTAssertGreaterThan(summary["dropped"] as? Int ?? 0, 0, "the relay dropped datagrams")
+        let worse = try XCTUnwrap(qualities.firstIndex { ["poor", "bad", "down"].contains($0) }, "the quality fell: \(qualities)")
+        XCTAssertTrue(qualities[worse...].contains { ["excellent", "good"].contains($0) }, "and recovered: \(qualities)")
+    }
+
     // MARK: - Helpers
 
     private struct Endpoint {
@@ -87,13 +111,14 @@ final class WHIPTests: NginxTestCase {
         let url: String
     }
 
-    private func startEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil) async throws -> Endpoint {
+    private func startEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil,
+                               extra: [String] = []) async throws -> Endpoint {
         let python = try PythonTools.python(with: ["aiortc", "aiohttp"])
         let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/whip_endpoint.py").path
         let port = Int.random(in: 20_000...40_000)
         let credential = token.map { ["--token", $0] } ?? ["--token-file", tokenFile ?? ""]
         let (executable, arguments) = namespace.command(python, [script, "--host", "127.0.0.1", "--port", "\(port)"] + credential
-                                                        + ["--out", dir.appendingPathComponent("whip").path])
+                                                        + ["--out", dir.appendingPathComponent("whip").path] + extra)
         let process = try RunningCLI(executable: executable, arguments)
         let listening = await process.awaitLine(timeout: .seconds(60)) { $0.hasPrefix("LISTENING") }
         try XCTSkipIf(listening == nil, "the aiortc endpoint did not start: \(process.standardError)")

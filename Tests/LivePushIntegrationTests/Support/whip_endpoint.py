@@ -7,7 +7,7 @@ DELETE /whip/resource/ID    stops the MediaRecorder (OUT-ID.mkv) and prints SUMM
 PATCH  /whip/resource/ID    405: no trickle ICE or ICE restart here.
 Every line it prints is flushed: the test reads them as they come.
 """
-import argparse, asyncio, json, time, uuid
+import argparse, asyncio, json, random, re, time, uuid
 
 from aiohttp import web
 from aiortc import MediaStreamTrack, RTCPeerConnection, RTCSessionDescription
@@ -19,6 +19,9 @@ parser.add_argument("--port", type=int, required=True)
 parser.add_argument("--token", help="the bearer token; or --token-file")
 parser.add_argument("--token-file", help="a file holding the bearer token, read at each POST (a JWT made just before the push)")
 parser.add_argument("--out", required=True)
+parser.add_argument("--relay", action="store_true",
+                    help="put a UDP relay of ours between the publisher and aiortc (its candidates replaced by the relay's)")
+parser.add_argument("--loss", default="", help="with --relay: FROM:TO:PERCENT, seconds after the POST, e.g. 4:10:30")
 args = parser.parse_args()
 sessions = {}
 
@@ -54,6 +57,10 @@ async def post_endpoint(request):
     if request.content_type != "application/sdp":
         return web.Response(status=415)
     offer = await request.text()
+    if args.relay:
+        # aiortc must not learn the publisher's own address, or ICE finds the direct path; it
+        # learns the relay's from the publisher's checks (a peer-reflexive candidate).
+        offer = "".join(line for line in offer.splitlines(True) if not line.startswith("a=candidate"))
     rid = uuid.uuid4().hex[:8]
     pc = RTCPeerConnection()
     recorder = MediaRecorder(f"{args.out}-{rid}.mkv")
@@ -74,8 +81,66 @@ async def post_endpoint(request):
     await pc.setLocalDescription(await pc.createAnswer())
     await recorder.start()
     say("POSTED", rid)
+    answer = pc.localDescription.sdp
+    if args.relay:
+        answer, session["relay"] = await relay_answer(answer, session["posted"])
     headers = {"Location": f"/whip/resource/{rid}", "Content-Type": "application/sdp", "ETag": f'"{rid}"'}
-    return web.Response(status=201, text=pc.localDescription.sdp, headers=headers)
+    return web.Response(status=201, text=answer, headers=headers)
+
+
+class Relay(asyncio.DatagramProtocol):
+    """Forwards datagrams between the publisher and aiortc's own socket, dropping a share of
+    them in both directions while the loss window is open: a lossy path that ICE, DTLS and
+    RTCP all see, without netem (the test machines have no sch_netem)."""
+
+    def __init__(self, target, started, window):
+        self.target, self.started, self.window, self.publisher = target, started, window, None
+        self.forwarded = self.dropped = 0
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def lossy(self):
+        if not self.window:
+            return False
+        start, end, percent = self.window
+        elapsed = time.monotonic() - self.started
+        return start <= elapsed < end and random.random() * 100 < percent
+
+    def datagram_received(self, data, addr):
+        if addr == self.target:
+            destination = self.publisher
+        else:
+            self.publisher, destination = addr, self.target
+        if destination is None:
+            return
+        if self.lossy():
+            self.dropped += 1
+            return
+        self.forwarded += 1
+        self.transport.sendto(data, destination)
+
+
+async def relay_answer(answer, started):
+    """Starts a relay in front of aiortc's first UDP host candidate and puts the relay's
+    address in place of every candidate of the answer."""
+    found = re.search(r"a=candidate:\S+ \d+ udp \d+ (\S+) (\d+) typ host", answer)
+    if not found:
+        return answer, None
+    target = (found.group(1), int(found.group(2)))
+    window = tuple(float(x) for x in args.loss.split(":")) if args.loss else None
+    loop = asyncio.get_running_loop()
+    _, relay = await loop.create_datagram_endpoint(lambda: Relay(target, started, window), local_addr=(target[0], 0))
+    port = relay.transport.get_extra_info("sockname")[1]
+    kept = []
+    for line in answer.splitlines():
+        if line.startswith("a=candidate:"):
+            if " udp " not in line or " typ host" not in line:
+                continue
+            line = re.sub(r"( udp \d+ )\S+ \d+( typ host)", rf"\g<1>{target[0]} {port}\g<2>", line)
+        kept.append(line)
+    say("RELAY", port, "->", target)
+    return "\r\n".join(kept) + "\r\n", relay
 
 
 async def delete_resource(request):
@@ -86,6 +151,8 @@ async def delete_resource(request):
     await session["pc"].close()
     summary = {track.kind: track.frames for track in session["tracks"]}
     summary["recording"] = f"{args.out}-{request.match_info['rid']}.mkv"
+    if session.get("relay"):
+        summary["relayed"], summary["dropped"] = session["relay"].forwarded, session["relay"].dropped
     say("SUMMARY", json.dumps(summary))
     return web.Response(status=200)
 
