@@ -44,7 +44,7 @@ final class PushFailureTests: XCTestCase {
     }
 
     func testIllegalURLs() {
-        for url in ["rtmp://bad host/app/stream", "rtmp://127.0.0.1/app", "rtmp://127.0.0.1/", "http://127.0.0.1/live/s"] {
+        for url in ["rtmp://bad host/app/stream", "rtmp://127.0.0.1/app", "rtmp://127.0.0.1/", "ftp://127.0.0.1/live/s", "srt://127.0.0.1"] {
             assertStartThrows(.invalidURL, file: TestMedia.path(.h264AAC), url: url)
         }
     }

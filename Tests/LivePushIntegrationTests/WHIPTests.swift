@@ -81,12 +81,13 @@ final class WHIPTests: NginxTestCase {
     }
 
     /// Packet loss on the path (a relay of the endpoint's that drops 35 % of the datagrams both
-    /// ways from 3 to 9 s after the offer) makes the rated quality fall to poor or worse, and
-    /// rise again once the loss stops. The machines have no netem, hence the relay.
+    /// ways from 3 to 8 s after the offer) makes the rated quality fall to poor or worse, and
+    /// rise again once the loss stops (the push goes on 14 s more, for the retransmissions to
+    /// settle on a busy machine). The machines have no netem, hence the relay.
     func testLossOnThePathMakesTheQualityFallThenRecover() async throws {
         let namespace = try NetworkNamespace()
-        let path = try clip.make(in: dir, seconds: 16)
-        let endpoint = try await startEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:9:35"])
+        let path = try clip.make(in: dir, seconds: 22)
+        let endpoint = try await startEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:8:35"])
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
         let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }

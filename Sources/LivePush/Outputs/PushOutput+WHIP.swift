@@ -11,12 +11,15 @@ extension PushOutput {
             throw LivePushError(.outputSettingsInvalid, "a WHIP output carries H.264, not \(video.codec.rawValue)")
         }
         let opus = try info.audio.map { track throws(LivePushError) in try AudioOpusTranscoder(track: track) }
+        let servers = lock.withLock { whipICEServers }
         let peer = try WebRTCPeer(decoderConfiguration: info.video?.decoderConfiguration,
                                   audioChannels: info.audio.map { min(2, max(1, $0.channels)) } ?? 0,
-                                  stunServer: nil, turnServer: nil)
+                                  stunServer: servers.first { $0.url.lowercased().hasPrefix("stun") }?.webrtcbinURI,
+                                  turnServer: servers.first { $0.url.lowercased().hasPrefix("turn") }?.webrtcbinURI)
         let offer = try peer.makeOffer(gatherTimeout: Self.iceGatheringTimeout)
         let client = WHIPClient(endpoint: url, token: lock.withLock { whipToken }, tls: config.tls, timeout: config.connectTimeout)
         let session = try client.publish(offer: offer)
+        lock.withLock { whipICEServers = session.iceServers }
         do {
             try peer.accept(answer: session.answer)
             try peer.awaitConnected(timeout: config.connectTimeout)

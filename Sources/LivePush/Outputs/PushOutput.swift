@@ -66,6 +66,9 @@ final class PushOutput: @unchecked Sendable {
     private var webRTCPoor = false
     /// A WHIP output's bearer token (`--whip-token`; refreshed by `refreshPushURLToken(_:)`).
     var whipToken: String?
+    /// The STUN/TURN servers the WHIP endpoint named in its last answer (`Link`): they come
+    /// after the offer, so they serve the next connect.
+    var whipICEServers: [ICEServer] = []
     /// Each side signals the other only when it is actually waiting, and a producer blocked on
     /// a full queue is woken only once the queue has drained to half: at thousands of packets
     /// per second, a wake-up per packet would cost more CPU than the packets themselves.

@@ -13,6 +13,29 @@ struct ICEServer: Sendable, Equatable, CustomStringConvertible {
         self.credential = credential
     }
 
+    /// webrtcbin's form: `stun://host:port`, or `turn(s)://user:password@host:port` (the
+    /// credentials percent-escaped); nil for a URI it cannot take.
+    var webrtcbinURI: String? {
+        let parts = url.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let scheme = parts[0].lowercased()
+        let hostPort = parts[1].split(separator: "?")[0]
+        switch scheme {
+        case "stun", "stuns": return "stun://\(hostPort)"
+        case "turn", "turns":
+            func escaped(_ text: String) -> String {
+                let hex = Array("0123456789ABCDEF")
+                return text.utf8.map { byte in
+                    let c = Character(Unicode.Scalar(byte))
+                    let plain = byte < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c))
+                    return plain ? String(c) : "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0x0F)])
+                }.joined()
+            }
+            return "\(scheme)://\(escaped(username ?? "")):\(escaped(credential ?? ""))@\(hostPort)"
+        default: return nil
+        }
+    }
+
     var description: String {
         var text = url
         if let username { text += " username=\(username)" }
