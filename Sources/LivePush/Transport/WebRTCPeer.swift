@@ -77,7 +77,7 @@ final class WebRTCPeer: @unchecked Sendable {
             guard left > 0 else {
                 throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
             }
-            changed.withLock { changed.wait(timeout: .microseconds(min(left, 50_000))) }
+            _ = changed.withLock { changed.wait(timeout: .microseconds(min(left, 50_000))) }
         }
     }
 
