@@ -7,7 +7,7 @@ import LivePush
 import Logging
 
 /// `livepush channels CONFIG.json`: many channels in one process, with the control API,
-/// metrics and health endpoints on `control` (see README "Running channels").
+/// metrics and health endpoints on `control` (see docs/operators-guide.md, "Running channels").
 struct ChannelsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "channels",

@@ -7,7 +7,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         commandName: "playout",
         abstract: "Play a schedule (content clips, ads, pods) as one continuous stream.",
         discussion: """
-        The schedule is JSON (see the README's playout section); source paths are relative to \
+        The schedule is JSON (see docs/playout-and-cues.md); source paths are relative to \
         the schedule file. A bad schedule is refused before anything is pushed: error \
         805504001 [0x30030401] scheduleInvalid names the entry and the field. An entry that \
         cannot be played is replaced by the slate for its duration and the channel goes on. \

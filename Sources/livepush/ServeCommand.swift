@@ -6,7 +6,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the embedded RTMP receiver on 127.0.0.1 and record what is published to it.",
         discussion: """
-        Every peer is bounded (README "The embedded receiver's limits"): a connection must finish \
+        Every peer is bounded (docs/operators-guide.md, "The embedded receiver's limits"): a connection must finish \
         its handshake in --handshake-timeout and is closed after --idle-timeout without a byte; at \
         --max-connections a new connection replaces the oldest one still in its handshake, or is \
         refused. Each limit reached prints a line; at the end a line counts them. SIGINT and SIGTERM \

@@ -5,7 +5,7 @@ import XCTest
 
 /// Every fault of the loopback, pushed through for real: the exact callbacks and code, a bounded
 /// time, and for recoverable faults a stream that arrives whole and well-formed afterwards.
-/// The README's fault matrix is this file in table form.
+/// The fault matrix of docs/loopback.md is this file in table form.
 final class FaultMatrixTests: XCTestCase {
     private var loopback: FaultLoopback?
     private var record: URL!

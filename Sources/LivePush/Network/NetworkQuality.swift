@@ -3,7 +3,7 @@
 public enum NetworkQuality: String, Sendable, Comparable, CaseIterable {
     case excellent, good, poor, bad, down
 
-    /// The thresholds, documented in the README: the worst of loss, round trip and jitter rates
+    /// The thresholds, documented in docs/transports.md (Interactive mode): the worst of loss, round trip and jitter rates
     /// the link. Loss: < 1 % excellent, < 3 % good, < 8 % poor, else bad. Round trip: < 100 ms,
     /// < 200 ms, < 400 ms. Jitter: < 20 ms, < 50 ms, < 100 ms. No report for 5 s: down.
     static func rate(fractionLost: Double, roundTrip: Double, jitter: Double) -> NetworkQuality {

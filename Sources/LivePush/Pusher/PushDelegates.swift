@@ -87,7 +87,7 @@ extension LivePusherNetworkDelegate {
 public protocol LivePusherErrorDelegate: AnyObject, Sendable {
     /// A failure of the system underneath (out of memory, RTMP start failed); the push stops.
     func pusher(_ pusher: LivePusher, systemError error: LivePushError)
-    /// An SDK error with a code; see the README's error table for what each means.
+    /// An SDK error with a code; see the error table in docs/errors.md for what each means.
     func pusher(_ pusher: LivePusher, sdkError error: LivePushError)
 }
 

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Starts a named OS thread for blocking work (demuxing, librtmp I/O). Every thread LivePush
-/// starts itself is one of these, named `livepush.<role>` (see the README's thread budget).
+/// starts itself is one of these, named `livepush.<role>` (see the thread budget, Threads in docs/how-it-works.md).
 enum WorkerThread {
     private final class Box {
         let name: String
