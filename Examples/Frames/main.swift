@@ -50,12 +50,18 @@ enum Generated {
 
 // The input says what it will get; LivePush encodes it to H.264 and AAC. Timestamps are the
 // frames' own (microseconds), so the push's pacing, not this loop, sets the real-time pace.
-let input = try FrameInput(video: .init(width: Generated.width, height: Generated.height,
-                                       frameRate: Double(Generated.frameRate)),
-                           audio: .init(sampleRate: Generated.sampleRate, channels: 2))
+let input: FrameInput
 let pusher = LivePusher(config: PushConfig())
 let events = pusher.events()  // subscribe before `start`, so no event is missed
-try pusher.start(source: input, url: url)
+do {
+    input = try FrameInput(video: .init(width: Generated.width, height: Generated.height,
+                                        frameRate: Double(Generated.frameRate)),
+                           audio: .init(sampleRate: Generated.sampleRate, channels: 2))
+    try pusher.start(source: input, url: url)  // throws at once for a bad URL
+} catch {
+    print("cannot start: \(error)")
+    exit(1)
+}
 
 // Feed the frames on a thread of their own: `send` waits while about 2 s are queued (the push
 // is behind), and returns an error once the push has stopped (then there is no point going on).

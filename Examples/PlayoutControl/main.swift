@@ -46,7 +46,12 @@ Thread.detachNewThread {
 }
 
 // Adds to the main content: it plays after "main". Checked at once (`scheduleInvalid` if not valid).
-try control.appendContent(.init(id: "extra", source: insert, in: 0, out: 2))
+do {
+    try control.appendContent(.init(id: "extra", source: insert, in: 0, out: 2))
+} catch {
+    print("cannot append: \(error)")
+    exit(1)
+}
 
 // React to the channel's events: the control calls are safe from any thread, and the sleeps
 // are in tasks of their own so that the loop keeps reading events.
