@@ -87,6 +87,13 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // Runnable examples (Examples/<name>/main.swift): short programs for a newcomer to read,
+        // built by `swift build` like everything else and each run by a test (ExamplesTests).
+        .executableTarget(name: "example-pusher", dependencies: ["LivePush"], path: "Examples/Pusher"),
+        .executableTarget(name: "example-frames", dependencies: ["LivePush"], path: "Examples/Frames"),
+        .executableTarget(name: "example-loopback-test", dependencies: ["LivePush", "LivePushLoopback"],
+                          path: "Examples/LoopbackTest"),
+        .executableTarget(name: "example-playout-control", dependencies: ["LivePush"], path: "Examples/PlayoutControl"),
         .testTarget(
             name: "LivePushTests",
             dependencies: [
