@@ -13,9 +13,9 @@ import NIOPosix
 /// replies) are answered by the loopback itself: in relay mode a connection that an RTMP-level
 /// rule concerns is terminated locally and never reaches the upstream.
 ///
-/// Pipelines: client → ``FaultHandler`` → (relay) ``RelayGlueHandler`` ⇄ upstream channel, or
-/// (terminating) ``HandshakeHandler`` → ``ChunkEncoderHandler`` → ``ChunkDecoderHandler`` →
-/// ``RTMPSessionHandler``. One event loop thread. `start()` and `stop()` block briefly; do not
+/// Pipelines: client → `FaultHandler` → (relay) `RelayGlueHandler` ⇄ upstream channel, or
+/// (terminating) `HandshakeHandler` → `ChunkEncoderHandler` → `ChunkDecoderHandler` →
+/// `RTMPSessionHandler`. One event loop thread. `start()` and `stop()` block briefly; do not
 /// call them from the loopback's event loop.
 public final class FaultLoopback: Sendable {
     public let configuration: Configuration

@@ -4,7 +4,7 @@ extension RTMPReceiver {
         /// 0 binds an ephemeral port; read it from `start()` or `port`.
         public var port: Int
         /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv`: the stream name
-        /// made a safe file name (``RTMPSessionHandler/fileName(_:)``), written to a file of its own
+        /// made a safe file name (`RTMPSessionHandler/fileName(_:)`), written to a file of its own
         /// and renamed over an older recording of that name when it ends.
         public var recordDirectory: String?
         /// Window Acknowledgement Size sent after connect (the client acknowledges this often).

@@ -12,7 +12,7 @@
 ///
 /// The URL counts as expired once `now > expiry` (it is still valid during the expiry second,
 /// as `AuthKeySigner.verify` has it). A poll that comes late
-/// reports every event that is due, warning first. ``accept(_:)`` with a new URL starts over;
+/// reports every event that is due, warning first. ``accept(_:)-(PushURL)`` with a new URL starts over;
 /// accepting the same URL again changes nothing, so warnings are not repeated.
 ///
 ///     var watcher = AuthExpiryWatcher(url: pushURL)
@@ -69,7 +69,7 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
     }
 
     public let configuration: Configuration
-    /// The URL being watched (nil before the first ``accept(_:)``).
+    /// The URL being watched (nil before the first ``accept(_:)-(PushURL)``).
     public private(set) var url: PushURL?
     private var authKey: Deadline?
     private var token: Deadline?

@@ -5,7 +5,7 @@ public struct ChannelSpec: Sendable, Equatable {
         case file(path: String, loop: PushConfig.Looping)
         /// A playout schedule (JSON, see ``PlayoutSchedule``).
         case playout(schedulePath: String)
-        /// A live feed's URL, with failover (``liveInput``; see ``FailoverInput``).
+        /// A live feed's URL, with failover (``liveInput``; see `FailoverInput`).
         case live(url: String)
     }
 

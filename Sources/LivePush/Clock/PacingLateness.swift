@@ -1,7 +1,7 @@
 /// How late a real-time push's packets went out: how long after the output clock made each
 /// one due the producer handed it to the outputs (``PushStats/lateness``), or an output wrote
 /// it to its socket (``PushStats/sendLateness``). Early release within the pacing slack counts
-/// as on time, and a packet is never due before the one released before it (``PacingGate``).
+/// as on time, and a packet is never due before the one released before it (`PacingGate`).
 /// A push that keeps up stays within a few milliseconds; a busy process shows here first.
 public struct PacingLateness: Sendable, Equatable {
     /// Packets handed over more than 20, 50 and 100 ms after they were due.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Overlays an image (a PNG logo with transparency, or any picture ``ImageLoader`` reads) on
+/// Overlays an image (a PNG logo with transparency, or any picture `ImageLoader` reads) on
 /// every frame, I420 or NV12, alpha-blended, at a corner, the centre or a given point.
 ///
 /// The image is converted once per format (in `create(format:)`) to limited-range BT.601

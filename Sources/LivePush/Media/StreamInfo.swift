@@ -74,7 +74,7 @@ public protocol MediaSource: AnyObject {
     /// Go back to the start, for looping. Timestamps restart at the source's origin.
     func rewind() throws(LivePushError)
     /// Where the media starts on the source's own timeline, when the source knows it before
-    /// handing out packets (see ``OutputClock``); nil: its first packet says.
+    /// handing out packets (see `OutputClock`); nil: its first packet says.
     var start: MediaStart? { get }
     /// Another input goes on air: returns every packet made from what the source already
     /// took (queued packets, frames inside its encoders), so they are sent before the switch.
@@ -88,7 +88,7 @@ public protocol MediaSource: AnyObject {
     /// keyframe, when the source encodes: where a break ends, so the input comes back there.
     func requestKeyframe(atOrAfter time: Int64)
     /// True when reading never waits for data to arrive (a regular file, a still image): such
-    /// a real-time push runs on the shared ``PacingScheduler`` instead of a thread of its own.
+    /// a real-time push runs on the shared `PacingScheduler` instead of a thread of its own.
     /// A pipe, standard input or frames handed in by an app can wait for as long as their
     /// writer takes.
     var readsWithoutWaiting: Bool { get }

@@ -29,7 +29,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     }
 
     /// The wait before attempt `attempt` (1-based), or nil when no attempts are left. Without
-    /// jitter; ``ReconnectStateMachine`` applies it.
+    /// jitter; `ReconnectStateMachine` applies it.
     public func delay(beforeAttempt attempt: Int) -> Duration? {
         guard attempt >= 1, attempt <= maxAttempts else { return nil }
         guard backoff > 1 else { return min(interval, maxInterval) }

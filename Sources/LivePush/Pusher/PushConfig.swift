@@ -39,7 +39,7 @@ public struct PushConfig: Sendable {
     public var looping: Looping = .once
     /// How the file is read: stream copy or transcode, encoder bitrates.
     public var media = MediaSourceOptions()
-    /// A live (network) input's timeout, backup and fill (see ``FailoverInput``).
+    /// A live (network) input's timeout, backup and fill (see `FailoverInput`).
     public var liveInput = LiveInputOptions()
 
     /// Upper bound for the TCP connect.
@@ -92,7 +92,7 @@ public struct PushConfig: Sendable {
     /// How `rtmps://` verifies the server: the system CAs by default, or ``TLSOptions/caFile``.
     public var tls = TLSOptions()
 
-    /// The send queue holds at most this much media; see ``SendQueue`` for what is dropped when it is full.
+    /// The send queue holds at most this much media; see `SendQueue` for what is dropped when it is full.
     public var sendQueueMaxDuration: Duration = .seconds(2)
     public var sendQueueMaxBytes = 4 * 1024 * 1024
 

@@ -78,7 +78,7 @@ public enum PushEvent: Sendable, Equatable {
     /// The channel's timeline moved on: an entry or an ad break started or ended, an entry
     /// failed and the slate stands in, or the running order changed.
     case playout(PlayoutEvent)
-    /// A live input's primary lost or back, and the source on air (info group; see ``FailoverInput``).
+    /// A live input's primary lost or back, and the source on air (info group; see `FailoverInput`).
     case input(InputEvent)
     /// Cues read from the input, opportunities, resolvers, breaks and blackouts (info group).
     case breaks(BreakEvent)

@@ -48,7 +48,7 @@ public struct PushStats: Sendable, Equatable {
     public init() {}
 }
 
-/// Frames dropped by the send queue's policy, by kind (see ``SendQueue``).
+/// Frames dropped by the send queue's policy, by kind (see `SendQueue`).
 public struct FrameDrops: Sendable, Equatable {
     /// Non-reference video frames (B-frames).
     public var disposable = 0

@@ -28,6 +28,6 @@ public enum InputLossFill: String, Sendable, Equatable, CaseIterable {
     case repeatLastFrame = "repeat"
     /// Black, with silence.
     case black
-    /// The slate (``PushConfig/slateImage``, else black), with silence.
+    /// The slate (``LiveInputOptions/slateImage``, else black), with silence.
     case slate
 }
