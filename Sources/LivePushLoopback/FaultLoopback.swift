@@ -18,12 +18,14 @@ import NIOPosix
 /// `RTMPSessionHandler`. One event loop thread. `start()` and `stop()` block briefly; do not
 /// call them from the loopback's event loop.
 public final class FaultLoopback: Sendable {
+    /// The configuration it was created with.
     public let configuration: Configuration
     let core: LoopbackCore
     let receiverCore: ReceiverCore
 
     private let listener = LocalListener()
 
+    /// Creates a loopback; ``start()`` opens it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let core = LoopbackCore(rules: configuration.faults)

@@ -1,5 +1,7 @@
 extension RTMPReceiver {
+    /// Where the receiver listens, what it records and its limits.
     public struct Configuration: Sendable {
+        /// Listen address.
         public var host: String
         /// 0 binds an ephemeral port; read it from `start()` or `port`.
         public var port: Int
@@ -18,6 +20,7 @@ extension RTMPReceiver {
         /// What one peer may cost (connections, time, memory, names).
         public var limits: Limits
 
+        /// Creates a configuration.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,

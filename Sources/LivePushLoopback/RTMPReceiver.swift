@@ -13,11 +13,13 @@ import Glibc
 /// Runs on its own one-thread event loop group. `start()` and `stop()` block the calling thread
 /// briefly; do not call them from the receiver's own event loop.
 public final class RTMPReceiver: Sendable {
+    /// The configuration it was created with.
     public let configuration: Configuration
     let core = ReceiverCore()
 
     private let listener = LocalListener()
 
+    /// Creates a receiver; ``start()`` opens it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -6,11 +6,14 @@
 public struct PacingLateness: Sendable, Equatable {
     /// Packets handed over more than 20, 50 and 100 ms after they were due.
     public var packetsLaterThan20ms = 0
+    /// Packets written more than 50 ms after they were due.
     public var packetsLaterThan50ms = 0
+    /// Packets written more than 100 ms after they were due.
     public var packetsLaterThan100ms = 0
     /// The latest any packet went out (µs), since the push started.
     public var worst: Int64 = 0
 
+    /// Creates empty figures.
     public init() {}
 
     /// Counts one packet handed over `lateness` µs after it was due (negative: early).

@@ -5,10 +5,12 @@
 /// that says what went wrong. `detail` adds the specific cause; it never contains secrets
 /// such as a full `auth_key` (see ``Redaction``).
 public struct LivePushError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable numeric code.
     public let code: Code
     /// The specific cause, e.g. the path that was not found or the server's status code.
     public let detail: String?
 
+    /// Creates an error with a code and an optional detail.
     public init(_ code: Code, _ detail: String? = nil) {
         self.code = code
         self.detail = detail
@@ -158,11 +160,13 @@ extension LivePushError {
         /// The push token has expired: restart the push with a new URL or token.
         case tokenExpired = 0x3002_0A07
 
+        /// The code in hex, as `0x30020903`.
         public var hex: String {
             let digits = String(rawValue, radix: 16)
             return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
         }
 
+        /// The case's name, as `connectFailed`.
         public var name: String { String(describing: self) }
 
         /// One sentence, stable, suitable for a user-facing message.
