@@ -24,7 +24,8 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
     public let scheme: Scheme
     /// The server's host.
     public let host: String
-    /// The server's port (the scheme's default when the URL names none).
+    /// The server's port; when the URL names none: 1935 (rtmp), 443 (rtmps, https), 80 (http).
+    /// An srt:// URL must name one.
     public let port: Int
     /// The application path, e.g. `live` or `live/instance` (empty for `srt://`; a WHIP
     /// endpoint's whole path, `/whip/endpoint`, for `http(s)://`).
