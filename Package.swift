@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // `swift package generate-documentation` / `preview-documentation` (the DocC catalogues).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

@@ -1,4 +1,5 @@
 extension FaultLoopback {
+    /// Where the loopback listens, where it relays, and what it injects.
     public struct Configuration: Sendable {
         /// Listen address.
         public var host: String
@@ -16,6 +17,7 @@ extension FaultLoopback {
         /// Terminating mode: check each publish's `auth_key` like a CDN does.
         public var authentication: PublishAuthentication?
 
+        /// Creates a configuration.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,

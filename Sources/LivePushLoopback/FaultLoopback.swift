@@ -13,17 +13,19 @@ import NIOPosix
 /// replies) are answered by the loopback itself: in relay mode a connection that an RTMP-level
 /// rule concerns is terminated locally and never reaches the upstream.
 ///
-/// Pipelines: client → ``FaultHandler`` → (relay) ``RelayGlueHandler`` ⇄ upstream channel, or
-/// (terminating) ``HandshakeHandler`` → ``ChunkEncoderHandler`` → ``ChunkDecoderHandler`` →
-/// ``RTMPSessionHandler``. One event loop thread. `start()` and `stop()` block briefly; do not
+/// Pipelines: client → `FaultHandler` → (relay) `RelayGlueHandler` ⇄ upstream channel, or
+/// (terminating) `HandshakeHandler` → `ChunkEncoderHandler` → `ChunkDecoderHandler` →
+/// `RTMPSessionHandler`. One event loop thread. `start()` and `stop()` block briefly; do not
 /// call them from the loopback's event loop.
 public final class FaultLoopback: Sendable {
+    /// The configuration it was created with.
     public let configuration: Configuration
     let core: LoopbackCore
     let receiverCore: ReceiverCore
 
     private let listener = LocalListener()
 
+    /// Creates a loopback; ``start()`` opens it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let core = LoopbackCore(rules: configuration.faults)

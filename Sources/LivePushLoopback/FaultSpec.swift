@@ -18,8 +18,10 @@ public enum FaultSpec {
         "close-after-publish", "malformed-reply", "truncated-reply",
     ]
 
+    /// The spec syntax, for help texts.
     public static let syntax = "FAULT[=ARG][@WHEN[,WHEN...]] with WHEN one of conn=K, conn=K-M, conn=K-, after=DURATION, at=DURATION, messages=N"
 
+    /// Parses one spec, as `reset-after=2s@conn=1`.
     public static func parse(_ text: String) throws(FaultSpecError) -> FaultRule {
         func fail(_ reason: String) -> FaultSpecError { FaultSpecError(spec: text, reason: reason) }
         let trimmed = text.trimmingSpaces

@@ -6,6 +6,7 @@ public struct FaultSpecError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What is wrong with it.
     public var reason: String
 
+    /// Creates an error about a spec.
     public init(spec: String, reason: String) {
         self.spec = spec
         self.reason = reason

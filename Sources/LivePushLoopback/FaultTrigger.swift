@@ -11,6 +11,7 @@ public struct FaultTrigger: Sendable, Equatable {
     /// What ``afterTime`` is measured from.
     public var timeOrigin: FaultTimeOrigin
 
+    /// Creates a trigger; every condition given must hold.
     public init(connections: ClosedRange<Int>? = nil, afterTime: Duration? = nil, afterMessages: Int? = nil,
                 timeOrigin: FaultTimeOrigin = .connectionStart) {
         self.connections = connections

@@ -40,6 +40,6 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A peer's string, safe to print (see ``TerminalText``).
+    /// A peer's string, safe to print (see `TerminalText`).
     public static func peer(_ text: String) -> String { TerminalText.escape(text, limit: 256) }
 }

@@ -4,12 +4,16 @@ import LivePush
 /// (type A), a shared private key, a tolerated clock skew. An expired or forged key gets
 /// `NetStream.Publish.BadAuth`.
 public struct PublishAuthentication: Sendable {
+    /// The key URLs are signed with.
     public var privateKey: String
+    /// How the auth_key's timestamp is read.
     public var timestampMeaning: AuthTimestampMeaning
+    /// How far the clocks may disagree.
     public var allowedSkew: Duration
     /// The server's clock (injectable for tests).
     public var clock: any WallClock
 
+    /// Creates a check.
     public init(privateKey: String, timestampMeaning: AuthTimestampMeaning = .expiry, allowedSkew: Duration = .zero,
                 clock: any WallClock = SystemWallClock()) {
         self.privateKey = privateKey

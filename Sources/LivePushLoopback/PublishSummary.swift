@@ -4,9 +4,11 @@ import LivePushWire
 public struct PublishSummary: Sendable {
     /// Sequence number of the publish within the receiver, starting at 1.
     public var publishID: Int
+    /// The RTMP application name.
     public var app: String
     /// Stream name without any `?query` part.
     public var stream: String
+    /// The publisher's address.
     public var remote: String
     /// Coded video frames (AVC / enhanced-RTMP packet types 1 and 3; sequence headers and
     /// end-of-sequence are not frames).
@@ -25,6 +27,7 @@ public struct PublishSummary: Sendable {
     public var bytes: Int
     /// Smallest and largest audio/video timestamp (ms); nil without media.
     public var firstTimestampMs: Int?
+    /// The last media timestamp received, milliseconds.
     public var lastTimestampMs: Int?
     /// Path of the FLV recording, if a record directory was configured.
     public var recordingPath: String?

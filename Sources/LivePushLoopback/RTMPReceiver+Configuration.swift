@@ -1,10 +1,12 @@
 extension RTMPReceiver {
+    /// Where the receiver listens, what it records and its limits.
     public struct Configuration: Sendable {
+        /// Listen address.
         public var host: String
         /// 0 binds an ephemeral port; read it from `start()` or `port`.
         public var port: Int
         /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv`: the stream name
-        /// made a safe file name (``RTMPSessionHandler/fileName(_:)``), written to a file of its own
+        /// made a safe file name (`RTMPSessionHandler/fileName(_:)`), written to a file of its own
         /// and renamed over an older recording of that name when it ends.
         public var recordDirectory: String?
         /// Window Acknowledgement Size sent after connect (the client acknowledges this often).
@@ -18,6 +20,7 @@ extension RTMPReceiver {
         /// What one peer may cost (connections, time, memory, names).
         public var limits: Limits
 
+        /// Creates a configuration.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,

@@ -8,16 +8,18 @@ import Glibc
 /// An embedded RTMP server that accepts publishers (ffmpeg, librtmp) on a local port, answers
 /// the NetConnection/NetStream commands, and records what it receives to FLV files.
 ///
-/// Pipeline per connection: see ``ReceiverPipeline``; every peer is bounded by
+/// Pipeline per connection: see `ReceiverPipeline`; every peer is bounded by
 /// ``Configuration/limits``.
 /// Runs on its own one-thread event loop group. `start()` and `stop()` block the calling thread
 /// briefly; do not call them from the receiver's own event loop.
 public final class RTMPReceiver: Sendable {
+    /// The configuration it was created with.
     public let configuration: Configuration
     let core = ReceiverCore()
 
     private let listener = LocalListener()
 
+    /// Creates a receiver; ``start()`` opens it.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -24,10 +24,12 @@ extension RTMPReceiver {
         /// Bytes of unfinished messages held across a connection's chunk streams, and how many
         /// chunk streams it may use.
         public var maxChunkStreamBytes: Int
+        /// Chunk streams one connection may use.
         public var maxChunkStreams: Int
         /// Longest app or stream name, in UTF-8 bytes; a longer one is refused, never echoed.
         public var maxNameBytes: Int
 
+        /// Creates limits.
         public init(
             handshakeTimeout: Duration = .seconds(10),
             idleTimeout: Duration = .seconds(60),
@@ -58,9 +60,13 @@ public enum ReceiverLimit: String, Sendable, CaseIterable {
     case connectionRefused
     /// A connection still in its handshake was closed to make room for a new one.
     case connectionEvicted
+    /// A handshake took too long.
     case handshakeTimeout
+    /// A connection was idle too long.
     case idleTimeout
+    /// Too many publishes on one connection.
     case publishesPerConnection
+    /// Too many streams on one connection.
     case streamsPerConnection
     /// Closed: the peer did not read our replies.
     case unreadReplies
@@ -74,8 +80,10 @@ public enum ReceiverLimit: String, Sendable, CaseIterable {
 
 /// How often each limit was reached since the receiver started.
 public struct ReceiverLimitCounters: Sendable, Equatable, CustomStringConvertible {
+    /// How often each limit was hit.
     public private(set) var counts: [ReceiverLimit: Int] = [:]
 
+    /// How often this limit was hit.
     public subscript(limit: ReceiverLimit) -> Int { counts[limit] ?? 0 }
 
     mutating func note(_ limit: ReceiverLimit) { counts[limit, default: 0] += 1 }

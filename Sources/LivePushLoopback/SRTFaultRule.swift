@@ -4,9 +4,12 @@
 /// packet, `at=` from the relay's start, and `messages=N` (or `packets=N`) counts the data
 /// packets the caller sent in the session.
 public struct SRTFaultRule: Sendable, Equatable, CustomStringConvertible {
+    /// What to inject.
     public var fault: SRTFault
+    /// When to inject it.
     public var trigger: FaultTrigger
 
+    /// Creates a rule.
     public init(_ fault: SRTFault, when trigger: FaultTrigger = .always) {
         self.fault = fault
         self.trigger = trigger

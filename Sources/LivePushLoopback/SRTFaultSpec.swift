@@ -9,8 +9,10 @@ public enum SRTFaultSpec {
     /// The fault names, for help texts.
     public static let faultNames = ["refuse", "drop", "stall=DURATION", "loss=PERCENT"]
 
+    /// The spec syntax, for help texts.
     public static let syntax = "FAULT[=ARG][@WHEN[,WHEN...]] with WHEN one of conn=K, conn=K-M, conn=K-, after=DURATION, at=DURATION, packets=N"
 
+    /// Parses one spec, as `drop@conn=1,after=2s`.
     public static func parse(_ text: String) throws(FaultSpecError) -> SRTFaultRule {
         func fail(_ reason: String) -> FaultSpecError { FaultSpecError(spec: text, reason: reason) }
         let trimmed = text.trimmingSpaces

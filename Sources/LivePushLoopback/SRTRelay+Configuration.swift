@@ -1,4 +1,5 @@
 extension SRTRelay {
+    /// Where the relay listens, its upstream listener and its faults.
     public struct Configuration: Sendable {
         /// Listen address.
         public var host: String
@@ -11,6 +12,7 @@ extension SRTRelay {
         /// A session nothing was heard of for this long ends (its caller gave up).
         public var idleTimeout: Duration
 
+        /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 0, upstream: String, faults: [SRTFaultRule] = [],
                     idleTimeout: Duration = .seconds(10)) {
             self.host = host

@@ -12,6 +12,7 @@ import NIOPosix
 /// answers for the listener. One event loop thread for every session. `start()` and `stop()`
 /// block briefly; do not call them from the relay's event loop.
 public final class SRTRelay: Sendable {
+    /// The configuration it was created with.
     public let configuration: Configuration
     let core: SRTRelayCore
 
@@ -28,6 +29,7 @@ public final class SRTRelay: Sendable {
 
     private let runtime = Locked(Runtime())
 
+    /// Creates a relay; ``start()`` opens it.
     public init(configuration: Configuration) {
         self.configuration = configuration
         core = SRTRelayCore(rules: configuration.faults)

@@ -9,6 +9,7 @@ public struct SRTRelayFigures: Sendable, Equatable, CustomStringConvertible {
     /// Datagrams a fault kept from the other side (either direction).
     public var packetsDropped = 0
 
+    /// Creates empty figures.
     public init() {}
 
     public var description: String {

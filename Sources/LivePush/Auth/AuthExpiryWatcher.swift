@@ -12,7 +12,7 @@
 ///
 /// The URL counts as expired once `now > expiry` (it is still valid during the expiry second,
 /// as `AuthKeySigner.verify` has it). A poll that comes late
-/// reports every event that is due, warning first. ``accept(_:)`` with a new URL starts over;
+/// reports every event that is due, warning first. ``accept(_:)-(PushURL)`` with a new URL starts over;
 /// accepting the same URL again changes nothing, so warnings are not repeated.
 ///
 ///     var watcher = AuthExpiryWatcher(url: pushURL)
@@ -21,6 +21,7 @@
 ///
 /// A value type: keep it in the pusher's lock-protected state.
 public struct AuthExpiryWatcher: Sendable, CustomReflectable {
+    /// What the watcher reads from a URL and how early it warns.
     public struct Configuration: Sendable {
         /// How the auth_key TIMESTAMP is read (the expiry itself by default).
         public var timestampMeaning: AuthTimestampMeaning
@@ -33,6 +34,7 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
         /// How the token's expiry is read (`<expiryUnixSeconds>-...` by default).
         public var tokenExpiry: PushTokenExpiry
 
+        /// Creates a configuration; the defaults are those of ``PushConfig/auth``.
         public init(
             timestampMeaning: AuthTimestampMeaning = .expiry,
             authKeyLeadTime: Duration = .seconds(60),
@@ -68,12 +70,14 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
         }
     }
 
+    /// How this watcher reads expiries and how early it warns.
     public let configuration: Configuration
-    /// The URL being watched (nil before the first ``accept(_:)``).
+    /// The URL being watched (nil before the first ``accept(_:)-(PushURL)``).
     public private(set) var url: PushURL?
     private var authKey: Deadline?
     private var token: Deadline?
 
+    /// Creates a watcher that watches no URL yet.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -12,12 +12,16 @@ public struct AuthKey: Sendable, Equatable, CustomStringConvertible, CustomRefle
     /// The query parameter name.
     public static let parameterName = "auth_key"
 
+    /// Unix seconds: the expiry or the time of signing (see ``AuthTimestampMeaning``).
     public let timestamp: Int64
+    /// `0` or a UUID without hyphens.
     public let rand: String
+    /// The user id, usually `0`.
     public let uid: String
     /// 32 lowercase hex digits.
     public let hash: String
 
+    /// Creates a key from its four parts.
     public init(timestamp: Int64, rand: String = "0", uid: String = "0", hash: String) {
         self.timestamp = timestamp
         self.rand = rand

@@ -15,6 +15,7 @@ public struct AuthKeySigner: Sendable, CustomStringConvertible, CustomReflectabl
     public var timestampMeaning: AuthTimestampMeaning
     private let privateKey: String
 
+    /// Creates a signer with the CDN's private key.
     public init(privateKey: String, timestampMeaning: AuthTimestampMeaning = .expiry) {
         self.privateKey = privateKey
         self.timestampMeaning = timestampMeaning

@@ -14,6 +14,7 @@ public enum AuthVerification: Sendable, Equatable, CustomStringConvertible {
     /// The hash matches but the URL expired at `at` (Unix seconds).
     case expired(at: Int64)
 
+    /// True when the key was accepted.
     public var isValid: Bool {
         if case .valid = self { return true }
         return false

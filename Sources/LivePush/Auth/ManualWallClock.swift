@@ -7,6 +7,7 @@ import Synchronization
 public final class ManualWallClock: WallClock {
     private let seconds: Mutex<Int64>
 
+    /// Creates a clock that reads `now` (Unix seconds) until it is moved.
     public init(now: Int64 = 0) {
         seconds = Mutex(now)
     }

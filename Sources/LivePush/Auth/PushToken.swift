@@ -8,6 +8,7 @@ public struct PushToken: Sendable, Equatable, CustomStringConvertible, CustomRef
     /// The token exactly as it appears in the URL.
     public let value: String
 
+    /// Wraps a token's text.
     public init(_ value: String) {
         self.value = value
     }

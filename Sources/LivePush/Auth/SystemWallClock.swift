@@ -6,6 +6,7 @@ import Darwin
 
 /// The system's real-time clock (`clock_gettime(CLOCK_REALTIME)`).
 public struct SystemWallClock: WallClock {
+    /// Creates the system clock.
     public init() {}
 
     public var now: Int64 {

@@ -4,15 +4,20 @@
 /// ±10^15 s (about ±31 million years; only a corrupt URL carries one) are clamped to that range.
 /// Leap seconds do not exist in Unix time and are not shown.
 public struct UTCTime: Sendable, Equatable, CustomStringConvertible {
+    /// The year (proleptic Gregorian).
     public let year: Int64
     /// 1...12
     public let month: Int
     /// 1...31
     public let day: Int
+    /// 0...23
     public let hour: Int
+    /// 0...59
     public let minute: Int
+    /// 0...59
     public let second: Int
 
+    /// The UTC calendar fields of a Unix time.
     public init(unixSeconds: Int64) {
         let unixSeconds = min(max(unixSeconds, -1_000_000_000_000_000), 1_000_000_000_000_000)
         // Floor division so that times before 1970 land on the right day.

@@ -9,17 +9,33 @@ import Synchronization
 public final class Channel: Sendable {
     /// What a channel is doing (the `state` label of `livepush_channel_state`).
     public enum Status: String, Sendable, CaseIterable {
-        case stopped, starting, pushing, reconnecting, failed, finished
+        /// Not running (never started, or stopped).
+        case stopped
+        /// Starting its push.
+        case starting
+        /// Publishing to its outputs.
+        case pushing
+        /// An output lost its connection and is being restored.
+        case reconnecting
+        /// Its push failed (see ``Snapshot/lastError``).
+        case failed
+        /// Its media ended.
+        case finished
     }
 
     /// What the API and the metrics show of a channel.
     public struct Snapshot: Sendable {
+        /// The channel's id.
         public var id: String
+        /// Where the channel is in its life.
         public var status: Status
+        /// What the channel plays and where it goes.
         public var spec: ChannelSpec
+        /// The figures of its current push.
         public var stats: PushStats
         /// The channel's outputs, in the order of `spec.outputs`.
         public var outputs: [Output]
+        /// The error that last failed the channel, if any.
         public var lastError: LivePushError?
         /// Times the channel was started.
         public var starts: Int
@@ -34,6 +50,7 @@ public final class Channel: Sendable {
         public var url: String
         /// Its id in the running push (``PushStats/outputs``), nil when stopped.
         public var pushID: Int?
+        /// True while the output is connected.
         public var connected: Bool
         /// Reconnects it began in the running push.
         public var reconnects: Int
@@ -64,6 +81,7 @@ public final class Channel: Sendable {
         var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
     }
 
+    /// The channel's id (``ChannelSpec/id``).
     public let id: String
     private let running: Mutex<Running>
     /// Held through a whole start, stop or restart, so that concurrent calls take turns: two
@@ -79,8 +97,10 @@ public final class Channel: Sendable {
         self.logger = logger
     }
 
+    /// What the channel plays and where it goes, as last applied.
     public var spec: ChannelSpec { running.withLock { $0.spec } }
 
+    /// The channel's status, figures and last error, now.
     public var snapshot: Snapshot {
         let (state, pusher) = running.withLock { ($0, $0.pusher) }
         let outputs = state.spec.outputs.enumerated().map { index, url in
@@ -209,6 +229,7 @@ public final class Channel: Sendable {
         return pusher
     }
 
+    /// Stops the channel and starts it again.
     public func restart() throws(LivePushError) {
         try lifecycle.withLock { _ throws(LivePushError) in
             stopInTurn()

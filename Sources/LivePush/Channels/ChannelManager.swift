@@ -25,6 +25,7 @@ public final class ChannelManager: Sendable {
         }
     }
 
+    /// Stops every channel without waiting for them to end.
     public func stopAll() {
         for channel in list { channel.stop() }
     }
@@ -55,11 +56,13 @@ public final class ChannelManager: Sendable {
         }
     }
 
+    /// The channels, in the configuration's order.
     public var list: [Channel] {
         let ids = order.withLock { $0 }
         return channels.withLock { table in ids.compactMap { table[$0] } }
     }
 
+    /// The channel with this id, if there is one.
     public func channel(_ id: String) -> Channel? {
         channels.withLock { $0[id] }
     }

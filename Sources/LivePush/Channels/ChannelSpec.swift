@@ -1,16 +1,18 @@
 /// One channel of `livepush channels`: what it plays and where it goes.
 public struct ChannelSpec: Sendable, Equatable {
+    /// What a channel plays.
     public enum Source: Sendable, Equatable {
         /// A media file, looped as asked (a 24/7 channel: `.forever`).
         case file(path: String, loop: PushConfig.Looping)
         /// A playout schedule (JSON, see ``PlayoutSchedule``).
         case playout(schedulePath: String)
-        /// A live feed's URL, with failover (``liveInput``; see ``FailoverInput``).
+        /// A live feed's URL, with failover (``liveInput``; see `FailoverInput`).
         case live(url: String)
     }
 
     /// `[A-Za-z0-9_.-]`, 1 to 64 characters: it names the channel in the API, metrics and logs.
     public var id: String
+    /// What the channel plays.
     public var source: Source
     /// RTMP URLs (each an output of its own; at least one).
     public var outputs: [String]
@@ -26,6 +28,7 @@ public struct ChannelSpec: Sendable, Equatable {
     /// A live input's backup, fill and timeout (`"backup"`, `"inputLoss"`, `"inputTimeout"`).
     public var liveInput = LiveInputOptions()
 
+    /// Creates a channel's specification.
     public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],
                 record: String? = nil, alternate: String? = nil, autostart: Bool = true) {
         self.id = id

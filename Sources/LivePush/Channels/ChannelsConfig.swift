@@ -18,11 +18,13 @@ public struct ChannelsConfig: Sendable, Equatable {
     public var control: String?
     /// A bearer token the control API asks for (metrics and health stay open); nil: none.
     public var token: String?
+    /// The channels to run.
     public var channels: [ChannelSpec]
     /// Where every path of the configuration and of the control API must lie; nil for a
     /// configuration made in code.
     public var mediaRoot: MediaRoot?
 
+    /// Creates a configuration in code.
     public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec], mediaRoot: MediaRoot? = nil) {
         self.control = control
         self.token = token

@@ -14,9 +14,13 @@ import Synchronization
 /// - a request with a body must say `Content-Type: application/json` (415,
 ///   `controlMediaTypeUnsupported`): no browser sends that cross-site without asking first.
 public final class ControlAccessPolicy: Sendable {
+    /// What the policy decides about a request.
     public enum Verdict: Equatable, Sendable {
+        /// The request may proceed.
         case allowed
+        /// Refused (403, `controlForbidden`), with the reason.
         case forbidden(String)
+        /// Refused (415): a body that is not `application/json`.
         case unsupportedMediaType
     }
 
@@ -24,6 +28,7 @@ public final class ControlAccessPolicy: Sendable {
     public let host: String
     private let boundPort: Mutex<Int>
 
+    /// Creates the policy of an API bound to `host` and `port`.
     public init(host: String, port: Int) {
         self.host = host
         boundPort = Mutex(port)
@@ -42,6 +47,7 @@ public final class ControlAccessPolicy: Sendable {
         }
     }
 
+    /// True for a loopback address or `localhost`.
     public static func isLoopback(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return bare.lowercased() == "localhost" || bare == "::1" || bare.hasPrefix("127.")
@@ -59,6 +65,7 @@ public final class ControlAccessPolicy: Sendable {
         return names
     }
 
+    /// Decides on a request from its method and headers.
     public func verdict(method: String, authority: String?, origin: String?, contentType: String?, hasBody: Bool) -> Verdict {
         if let authority, !authority.isEmpty {
             guard let (name, port) = Self.split(authority), port == nil || port == self.port,

@@ -143,9 +143,12 @@ struct OutputClock: Sendable {
 /// Where an input's media starts on its own timeline, microseconds: the earliest presentation
 /// and decode timestamps over its tracks.
 public struct MediaStart: Sendable, Equatable {
+    /// The earliest presentation timestamp, microseconds.
     public var presentation: Int64
+    /// The earliest decode timestamp, microseconds.
     public var decode: Int64
 
+    /// Creates a start from its two timestamps.
     public init(presentation: Int64, decode: Int64) {
         self.presentation = presentation
         self.decode = decode

@@ -24,6 +24,7 @@ public struct AdCue: Sendable, Equatable {
     public var duration: Int64?
     /// Which ad of a pod, and how many (0 when not numbered).
     public var availNum: UInt8 = 0
+    /// How many ads the pod holds (0 when not numbered).
     public var availsExpected: UInt8 = 0
     /// When to send it, µs of output time (at or before the splice).
     public var sendAt: Int64
@@ -31,6 +32,7 @@ public struct AdCue: Sendable, Equatable {
     /// `spliceTime` (time_signal, segmentation descriptors and all).
     public var original: SpliceInfoSection?
 
+    /// Creates a cue for a splice.
     public init(eventID: UInt32, outOfNetwork: Bool, spliceTime: Int64, duration: Int64?, sendAt: Int64) {
         self.eventID = eventID
         self.outOfNetwork = outOfNetwork

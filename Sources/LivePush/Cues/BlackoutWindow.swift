@@ -3,6 +3,7 @@ import FoundationEssentials
 /// A blackout known in advance (``BreakOptions/blackouts``): the main content is replaced by
 /// the alternate content (else the slate) from `start` for `duration`.
 public struct BlackoutWindow: Sendable, Equatable {
+    /// Where a blackout starts.
     public enum Start: Sendable, Equatable {
         /// A position on the output timeline (seconds of stream from its start).
         case position(Duration)
@@ -11,9 +12,12 @@ public struct BlackoutWindow: Sendable, Equatable {
         case wallClock(Date)
     }
 
+    /// Where the blackout starts.
     public var start: Start
+    /// How long the blackout lasts.
     public var duration: Duration
 
+    /// Creates a blackout window.
     public init(start: Start, duration: Duration) {
         self.start = start
         self.duration = duration

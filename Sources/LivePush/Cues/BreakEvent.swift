@@ -4,6 +4,7 @@ public enum BreakEvent: Sendable, Equatable {
     case cueReceived(SourceCue)
     /// A malformed cue was ignored (`cueInvalid`).
     case cueRejected(LivePushError)
+    /// A cue opened a placement opportunity.
     case opportunityDetected(PlacementOpportunity)
     /// A content resolver answered with this many ads.
     case opportunityResolved(PlacementOpportunity, ads: Int)
@@ -13,8 +14,11 @@ public enum BreakEvent: Sendable, Equatable {
     case opportunityTimedOut(PlacementOpportunity)
     /// The output switched away from the main content (which goes on underneath).
     case breakStarted(PlacementOpportunity, fill: String)
+    /// The output went back to the main content.
     case breakEnded(PlacementOpportunity)
+    /// A blackout began: alternate content (or the slate) replaces the main content.
     case blackoutStarted(PlacementOpportunity)
+    /// A blackout ended.
     case blackoutEnded(PlacementOpportunity)
 
     /// The opportunity the event is about, if any.
@@ -26,6 +30,7 @@ public enum BreakEvent: Sendable, Equatable {
         }
     }
 
+    /// The event's name, for logs and JSON.
     public var name: String {
         switch self {
         case .cueReceived: "cueReceived"

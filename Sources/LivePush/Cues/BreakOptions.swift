@@ -25,6 +25,7 @@ public struct BreakOptions: Sendable, Equatable {
     /// Blackouts known in advance, by position on the output timeline or by wall-clock time.
     public var blackouts: [BlackoutWindow] = []
 
+    /// Creates the default options: no alternate content, default cues.
     public init() {}
 
     /// What fills an ad break with nothing resolved.

@@ -17,8 +17,10 @@ public protocol ContentResolver: AnyObject, Sendable {
 /// from the splice (breaks in the order given). Ads that end before the opportunity does are
 /// followed by the fallback; the opportunity's end cuts an ad that runs past it.
 public struct AdBreak: Sendable, Equatable {
+    /// The ads, played back to back.
     public var ads: [PlayoutSchedule.Clip]
 
+    /// Creates a break from its ads.
     public init(ads: [PlayoutSchedule.Clip]) {
         self.ads = ads
     }

@@ -4,6 +4,7 @@ import FoundationEssentials
 /// `splice_insert`, and a segmentation start for a break (0x22), a provider or distributor
 /// placement opportunity (0x34, 0x36), or a program blackout (0x18, a blackout).
 public struct CueSubscription: Sendable, Equatable {
+    /// Whether an out-of-network `splice_insert` opens an ad break.
     public var spliceInserts = true
     /// Segmentation starts that open an ad break.
     public var adBreakTypes: Set<UInt8> = [SCTE35SegmentationType.breakStart,
@@ -12,6 +13,7 @@ public struct CueSubscription: Sendable, Equatable {
     /// Segmentation starts that open a blackout.
     public var blackoutTypes: Set<UInt8> = [SCTE35SegmentationType.programBlackoutOverride]
 
+    /// Creates the default subscription.
     public init() {}
 
     /// The names `--subscribe` takes, and what each adds.

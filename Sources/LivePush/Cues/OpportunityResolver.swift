@@ -16,8 +16,10 @@ public protocol OpportunityResolver: Sendable {
 ///   end with the same segmentation_event_id closes it.
 /// - A cancel (either kind) calls the opportunity off; `splice_null` means nothing.
 public struct SCTE35OpportunityResolver: OpportunityResolver {
+    /// Which cues count.
     public var subscription: CueSubscription
 
+    /// Creates a resolver for these cues.
     public init(subscription: CueSubscription = CueSubscription()) {
         self.subscription = subscription
     }

@@ -1,6 +1,7 @@
 /// A point of the input where other content may replace the main content (the TVSDK's
 /// placement opportunity): an ad break or a blackout, on the input's own timeline.
 public struct PlacementOpportunity: Sendable, Equatable, Identifiable {
+    /// What an opportunity allows.
     public enum Kind: String, Sendable, Equatable {
         /// Ads may play here (a resolver's ads, else the fallback).
         case adBreak
@@ -10,6 +11,7 @@ public struct PlacementOpportunity: Sendable, Equatable, Identifiable {
 
     /// The cue's event id (splice_event_id or segmentation_event_id).
     public var id: UInt32
+    /// An ad break or a blackout.
     public var kind: Kind
     /// Where it starts, µs of the input's timeline.
     public var start: Int64
@@ -18,6 +20,7 @@ public struct PlacementOpportunity: Sendable, Equatable, Identifiable {
     /// The cue that opened it (nil when the schedule or a command did).
     public var cue: SourceCue?
 
+    /// Creates an opportunity.
     public init(id: UInt32, kind: Kind, start: Int64, duration: Int64?, cue: SourceCue? = nil) {
         self.id = id
         self.kind = kind
@@ -29,6 +32,7 @@ public struct PlacementOpportunity: Sendable, Equatable, Identifiable {
 
 /// What a cue means for the opportunities (an ``OpportunityResolver``'s answer).
 public enum OpportunitySignal: Sendable, Equatable {
+    /// A new opportunity opens.
     case opens(PlacementOpportunity)
     /// The opportunity with this id ends at `at` (µs of the input).
     case closes(id: UInt32, at: Int64)

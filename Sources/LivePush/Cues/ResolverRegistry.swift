@@ -13,12 +13,15 @@ public final class ResolverRegistry: Sendable {
     /// Whether the default SCTE-35 resolver stays registered.
     private let keepsDefault = Mutex(true)
 
+    /// Creates a registry with the default SCTE-35 resolver.
     public init() {}
 
+    /// Adds an opportunity resolver, consulted after those already registered.
     public func register(_ resolver: any OpportunityResolver) {
         registered.withLock { $0.opportunity.append(resolver) }
     }
 
+    /// Adds a content resolver, consulted after those already registered.
     public func register(_ resolver: any ContentResolver) {
         registered.withLock { $0.content.append(resolver) }
     }
@@ -29,6 +32,7 @@ public final class ResolverRegistry: Sendable {
         keepsDefault.withLock { $0 = false }
     }
 
+    /// Removes every content resolver.
     public func clearContentResolvers() {
         registered.withLock { $0.content.removeAll() }
     }

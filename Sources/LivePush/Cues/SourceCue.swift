@@ -3,6 +3,7 @@ import LivePushWire
 /// A cue read from an input: one SCTE-35 `splice_info_section`, placed on the input's own
 /// timeline (microseconds, the timeline its packets carry).
 public struct SourceCue: Sendable, Equatable {
+    /// The cue's `splice_info_section`, decoded.
     public var section: SpliceInfoSection
     /// Where the cue arrived in the input.
     public var arrival: Int64
@@ -10,6 +11,7 @@ public struct SourceCue: Sendable, Equatable {
     /// arrival for an immediate splice and a command without a time.
     public var spliceTime: Int64
 
+    /// Creates a cue from a section and where it arrived.
     public init(section: SpliceInfoSection, arrival: Int64) {
         self.section = section
         self.arrival = arrival

@@ -5,10 +5,12 @@
 /// that says what went wrong. `detail` adds the specific cause; it never contains secrets
 /// such as a full `auth_key` (see ``Redaction``).
 public struct LivePushError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable numeric code.
     public let code: Code
     /// The specific cause, e.g. the path that was not found or the server's status code.
     public let detail: String?
 
+    /// Creates an error with a code and an optional detail.
     public init(_ code: Code, _ detail: String? = nil) {
         self.code = code
         self.detail = detail
@@ -29,83 +31,142 @@ extension LivePushError {
     /// Stable numeric codes. The raw value is what the reference SDK's `onSDKError` would report.
     public enum Code: Int, Sendable, CaseIterable, Codable {
         // Reference SDK codes (push lifecycle)
+        /// The pusher is in a state that does not allow this operation.
         case invalidState = 0x3002_0901
+        /// The push URL could not be set up for the RTMP session.
         case urlSetupFailed = 0x3002_0902
+        /// Connecting to the server (RTMP or SRT) failed (timeout or other socket error; an SRT peer that never answers).
         case connectFailed = 0x3002_0903
+        /// The RTMP stream could not be published.
         case publishFailed = 0x3002_0904
+        /// The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name, nor an srt:// URL with a port and known options.
         case invalidURL = 0x3002_0905
+        /// Reconnecting failed after all retries were used.
         case reconnectFailed = 0x3002_0906
+        /// Sending data timed out: the server stopped accepting data.
         case sendDataTimeout = 0x3002_0907
+        /// Starting the push timed out (no `NetStream.Publish.Start`).
         case startPushTimeout = 0x3002_0908
         // Reference SDK codes (system)
+        /// The RTMP session could not be started.
         case rtmpStartFailed = 0x3001_0900
+        /// Out of memory.
         case outOfMemory = 0x3001_0901
         // Reference SDK codes (quality)
+        /// The network is too poor to sustain the push.
         case networkTooPoor = 0x3002_0301
+        /// Adjusting the encoder bitrate failed.
         case bitrateAdjustFailed = 0x3002_0302
+        /// Encoding or filtering cannot keep up with real time.
         case lowPerformance = 0x3002_0303
         // Reference SDK codes (inputs)
+        /// The video input could not be opened.
         case videoInputOpenFailed = 0x1000_5003
+        /// The audio input could not be opened.
         case audioInputOpenFailed = 0x1000_5004
+        /// The background music could not be opened.
         case bgmOpenFailed = 0x3001_0501
+        /// Downloading the background music timed out.
         case bgmDownloadTimeout = 0x3001_0502
         // LivePush: specific connect failures (0x300209xx continues the reference's push range)
+        /// The server refused the connection.
         case connectionRefused = 0x3002_0909
+        /// The RTMP server's host name could not be resolved.
         case hostNotFound = 0x3002_090A
+        /// The RTMP handshake with the server failed or timed out.
         case handshakeFailed = 0x3002_090B
+        /// The server rejected the connection (the RTMP connect command, or the SRT handshake).
         case connectRejected = 0x3002_090C
+        /// The RTMP server rejected the publish (bad stream name, already publishing or not allowed).
         case publishRejected = 0x3002_090D
+        /// The push URL's auth_key has expired.
         case authExpired = 0x3002_090E
+        /// The connection to the server was lost.
         case connectionLost = 0x3002_090F
+        /// The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent.
         case tlsVerificationFailed = 0x3002_0910
         // LivePush: media input (0x300301xx)
+        /// The media file does not exist or cannot be read.
         case fileNotFound = 0x3003_0101
+        /// The file is not a media file that can be demuxed.
         case notMedia = 0x3003_0102
+        /// The media file has no audio or video stream that can be pushed.
         case noUsableStream = 0x3003_0103
+        /// The media file uses a codec that can be neither copied nor decoded.
         case unsupportedCodec = 0x3003_0104
+        /// The encoder needed for transcoding (H.264 or AAC) is not available.
         case encoderUnavailable = 0x3003_0105
+        /// Reading the media file failed.
         case mediaReadFailed = 0x3003_0106
+        /// Decoding or re-encoding the media failed.
         case transcodeFailed = 0x3003_0107
+        /// A live input delivered no media for its input timeout; the backup or the slate stands in while it is retried.
         case inputLost = 0x3003_0108
         // LivePush: raw-frame processing (0x300302xx)
+        /// A video filter failed; it was removed and the push goes on without it.
         case filterFailed = 0x3003_0201
+        /// The image (pause image or watermark) could not be opened or decoded.
         case imageOpenFailed = 0x3003_0202
         // LivePush: outputs other than the RTMP connection (0x300303xx)
+        /// The local recording could not be written; the push goes on without it.
         case recordFailed = 0x3003_0301
         // LivePush: playout (0x300304xx)
+        /// The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed.
         case scheduleInvalid = 0x3003_0401
+        /// A playout entry could not be played; the slate filled its time and the channel went on.
         case playoutEntryFailed = 0x3003_0402
+        /// The control request is not valid; nothing was changed.
         case controlRequestInvalid = 0x3003_0403
         // Cues and breaks (issue 13)
+        /// A cue read from the input is malformed or fails its CRC; it was ignored and the push goes on.
         case cueInvalid = 0x3003_0501
+        /// A content resolver failed or timed out on a placement opportunity; the fallback filled it.
         case opportunityUnresolved = 0x3003_0502
+        /// The break options are not valid (alternate content, fallback or subscribed cues); nothing was pushed.
         case breakSetupInvalid = 0x3003_0503
         // Channels (issue 14)
+        /// The channel configuration is not valid; nothing was started or changed.
         case channelConfigInvalid = 0x3003_0601
+        /// There is no channel (or output) with this id.
         case channelNotFound = 0x3003_0602
+        /// The control API needs the bearer token.
         case unauthorized = 0x3003_0603
         // Hostile callers (issue 21)
+        /// The control API would listen beyond loopback without a token; give one (LIVEPUSH_CONTROL_TOKEN) or bind 127.0.0.1.
         case controlUnprotected = 0x3003_0604
+        /// The request came from another origin or named another host (a web page or DNS rebinding); nothing was changed.
         case controlForbidden = 0x3003_0605
+        /// The control API takes bodies as Content-Type: application/json only; nothing was changed.
         case controlMediaTypeUnsupported = 0x3003_0606
+        /// The path is outside the media root, or not a regular file; nothing was read or written.
         case pathOutsideMediaRoot = 0x3003_0607
 
+        /// The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed.
         case outputSettingsInvalid = 0x3003_0701
 
         // Interactive mode: WHIP (WebRTC) outputs (0x30020Axx, beside the push range)
+        /// The WHIP endpoint refused the bearer token (401 or 403): give a valid one.
         case tokenInvalid = 0x3002_0A01
+        /// The WHIP endpoint (or its session resource) does not exist (404).
         case whipEndpointNotFound = 0x3002_0A02
+        /// The WHIP endpoint failed or answered what WHIP does not allow (5xx, or no SDP answer).
         case whipServerError = 0x3002_0A03
+        /// ICE found no working path to the WebRTC peer.
         case iceFailed = 0x3002_0A04
+        /// The DTLS handshake with the WebRTC peer failed, so no media could be encrypted to it.
         case dtlsFailed = 0x3002_0A05
+        /// The WHIP endpoint or the WebRTC connection did not answer in time.
         case whipTimeout = 0x3002_0A06
+        /// The push token has expired: restart the push with a new URL or token.
         case tokenExpired = 0x3002_0A07
 
+        /// The code in hex, as `0x30020903`.
         public var hex: String {
             let digits = String(rawValue, radix: 16)
             return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
         }
 
+        /// The case's name, as `connectFailed`.
         public var name: String { String(describing: self) }
 
         /// One sentence, stable, suitable for a user-facing message.

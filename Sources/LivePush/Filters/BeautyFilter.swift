@@ -32,6 +32,7 @@ public final class BeautyFilter: VideoFilter {
         set { level.withLock { $0 = Self.clamp(newValue) } }
     }
 
+    /// Creates a beauty filter; `strength` runs from 0 (off) to 1.
     public init(strength: Double = 0.5) {
         level = Mutex(Self.clamp(strength))
     }

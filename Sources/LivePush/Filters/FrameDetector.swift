@@ -5,5 +5,6 @@
 /// with one frame, newer ones replace the one waiting (it always gets the latest picture,
 /// never a backlog). Frames it receives are its own: later filters do not change them.
 public protocol FrameDetector: AnyObject, Sendable {
+    /// Looks at one frame; called on the pipeline's thread.
     func detect(_ frame: VideoFrame)
 }

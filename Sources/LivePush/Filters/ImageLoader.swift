@@ -1,10 +1,14 @@
 /// A decoded picture as straight (not premultiplied) 8-bit RGBA, rows tightly packed:
 /// pixel (x, y) starts at `pixels[(y * width + x) * 4]`, in the order R, G, B, A.
 public struct RGBAImage: Sendable, Equatable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
+    /// RGBA bytes, row by row.
     public var pixels: [UInt8]
 
+    /// Creates an image from its RGBA bytes.
     public init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * 4, "RGBA \(width)x\(height), \(pixels.count) bytes")
         self.width = width

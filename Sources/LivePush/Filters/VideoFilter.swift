@@ -1,11 +1,15 @@
 /// What a filter is told before its first frame.
 public struct VideoFormat: Sendable, Equatable {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
+    /// The frames' pixel format.
     public var pixelFormat: VideoFrame.PixelFormat
     /// Frames per second of the push (0 when unknown).
     public var frameRate: Double
 
+    /// Creates a format.
     public init(width: Int, height: Int, pixelFormat: VideoFrame.PixelFormat, frameRate: Double) {
         self.width = width
         self.height = height

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Overlays an image (a PNG logo with transparency, or any picture ``ImageLoader`` reads) on
+/// Overlays an image (a PNG logo with transparency, or any picture `ImageLoader` reads) on
 /// every frame, I420 or NV12, alpha-blended, at a corner, the centre or a given point.
 ///
 /// The image is converted once per format (in `create(format:)`) to limited-range BT.601
@@ -9,8 +9,18 @@ import Synchronization
 /// weighted by alpha (premultiplied), so transparent pixels do not bleed their colour into
 /// the edges of the logo. Only the overlay's rectangle, clipped to the picture, is touched.
 public final class WatermarkFilter: VideoFilter {
+    /// Where the watermark goes.
     public enum Position: Sendable, Equatable {
-        case topLeft, topRight, bottomLeft, bottomRight, center
+        /// The top left corner, `margin` from the edges.
+        case topLeft
+        /// The top right corner.
+        case topRight
+        /// The bottom left corner.
+        case bottomLeft
+        /// The bottom right corner.
+        case bottomRight
+        /// The middle of the picture.
+        case center
         /// The overlay's top-left corner in picture pixels (rounded down to even numbers so
         /// that the image lines up with the chroma samples; `margin` is not applied).
         /// Parts outside the picture are clipped.
@@ -18,9 +28,13 @@ public final class WatermarkFilter: VideoFilter {
     }
 
     public var name: String { "watermark" }
+    /// The watermark's picture.
     public let image: RGBAImage
+    /// Where it goes.
     public let position: Position
+    /// Distance from the edges, pixels.
     public let margin: Int
+    /// 0 (invisible) to 1 (opaque).
     public let opacity: Double
 
     private let prepared = Mutex<Overlay?>(nil)

@@ -10,8 +10,11 @@ public struct AudioFrame: @unchecked Sendable {
     /// Presentation time of the first sample, microseconds on the push's timeline.
     public var timestamp: Int64
 
+    /// Samples per second.
     public var sampleRate: Int { Int(storage.frame.pointee.sample_rate) }
+    /// Number of channels.
     public var channels: Int { Int(storage.frame.pointee.ch_layout.nb_channels) }
+    /// Samples per channel.
     public var sampleCount: Int { Int(storage.frame.pointee.nb_samples) }
     /// Length in microseconds.
     public var duration: Int64 { sampleRate > 0 ? Int64(sampleCount) * 1_000_000 / Int64(sampleRate) : 0 }

@@ -15,6 +15,7 @@ public struct VideoFrame: @unchecked Sendable {
         /// Planar Y, then one plane of interleaved U/V pairs, chroma halved both ways.
         case nv12
 
+        /// 3 for I420, 2 for NV12.
         public var planeCount: Int { self == .i420 ? 3 : 2 }
 
         public var description: String { self == .i420 ? "I420" : "NV12" }
@@ -31,12 +32,16 @@ public struct VideoFrame: @unchecked Sendable {
     }
 
     var storage: FrameStorage
+    /// The frame's pixel format.
     public let pixelFormat: PixelFormat
     /// Presentation time, microseconds on the push's timeline.
     public var timestamp: Int64
 
+    /// Width in pixels.
     public var width: Int { Int(storage.frame.pointee.width) }
+    /// Height in pixels.
     public var height: Int { Int(storage.frame.pointee.height) }
+    /// The number of planes.
     public var planeCount: Int { pixelFormat.planeCount }
 
     /// Wraps a decoded frame in I420 or NV12 (nil for any other layout).

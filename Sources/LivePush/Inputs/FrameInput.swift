@@ -17,10 +17,15 @@
 /// Frames go to the encoders as they are: filters, the detector and the BGM mixer apply to
 /// file inputs today.
 public final class FrameInput: MediaSource, @unchecked Sendable {
+    /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Frames per second.
         public var frameRate: Double
+        /// Creates a video format.
         public init(width: Int, height: Int, frameRate: Double) {
             self.width = width
             self.height = height
@@ -28,15 +33,20 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
         }
     }
 
+    /// The audio track's format.
     public struct AudioFormat: Sendable, Equatable {
+        /// Samples per second.
         public var sampleRate: Int
+        /// Number of channels.
         public var channels: Int
+        /// Creates an audio format.
         public init(sampleRate: Int, channels: Int) {
             self.sampleRate = sampleRate
             self.channels = channels
         }
     }
 
+    /// Where the frames' timestamps come from.
     public enum Timestamps: Sendable, Equatable {
         /// The frames' `timestamp` (µs); they must not go backwards within a track.
         case fromFrames
@@ -44,10 +54,12 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
         case onArrival
     }
 
+    /// The tracks the input produces.
     public var info: StreamInfo { encoder.info }
     private let encoder: RawFrameEncoder
     private let feed: AppFeedQueue<VideoFrame, AudioFrame>
 
+    /// Creates an input with a video track, an audio track, or both.
     public init(video: VideoFormat?, audio: AudioFormat?, options: MediaSourceOptions = MediaSourceOptions(),
                 timestamps: Timestamps = .fromFrames) throws(LivePushError) {
         encoder = try RawFrameEncoder(video: video, audio: audio, options: options)

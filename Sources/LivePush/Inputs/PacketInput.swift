@@ -19,12 +19,17 @@
 /// (µs, decode order per track) or stamped on arrival (``FrameInput/Timestamps``). Each track
 /// holds about two seconds: `send` waits while it is full.
 public final class PacketInput: MediaSource, @unchecked Sendable {
+    /// An H.264 track's format and parameter sets.
     public struct H264Track: Sendable {
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// Frames per second.
         public var frameRate: Double
         /// SPS and PPS NAL units in Annex B form, or an AVCDecoderConfigurationRecord.
         public var parameterSets: [UInt8]
+        /// Creates an H.264 track.
         public init(width: Int, height: Int, frameRate: Double, parameterSets: [UInt8]) {
             self.width = width
             self.height = height
@@ -33,11 +38,15 @@ public final class PacketInput: MediaSource, @unchecked Sendable {
         }
     }
 
+    /// An AAC track's format.
     public struct AACTrack: Sendable {
+        /// Samples per second.
         public var sampleRate: Int
+        /// Number of channels.
         public var channels: Int
         /// Nil: AAC-LC at `sampleRate` and `channels`.
         public var audioSpecificConfig: [UInt8]?
+        /// Creates an AAC track; without an AudioSpecificConfig, AAC-LC is assumed.
         public init(sampleRate: Int, channels: Int, audioSpecificConfig: [UInt8]? = nil) {
             self.sampleRate = sampleRate
             self.channels = channels
@@ -54,10 +63,12 @@ public final class PacketInput: MediaSource, @unchecked Sendable {
         var presentationOffset: Int64
     }
 
+    /// The tracks the input produces.
     public let info: StreamInfo
     private let feed: AppFeedQueue<Item, Item>
     private let audioFrameDuration: Int64
 
+    /// Creates an input with an H.264 track, an AAC track, or both.
     public init(video: H264Track?, audio: AACTrack?, timestamps: FrameInput.Timestamps = .fromFrames) throws(LivePushError) {
         guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a packet input needs video or audio") }
         var videoTrack: VideoTrackInfo?

@@ -10,6 +10,7 @@
 /// It lasts `duration`, or until the push is stopped when that is nil. It cannot be rewound
 /// (a nil duration is the loop).
 public final class StillInput: MediaSource {
+    /// The tracks the input produces.
     public var info: StreamInfo { encoder.info }
     private let encoder: RawFrameEncoder
     private let picture: VideoFrame?
@@ -19,6 +20,7 @@ public final class StillInput: MediaSource {
     private var nextVideo: Int64 = 0
     private var nextAudioSample: Int64 = 0
 
+    /// Creates a still picture (or black) and/or silence.
     public convenience init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
                             duration: Duration?, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) {
         try self.init(image: path, video: video, audio: audio, duration: duration, options: options, mixer: nil)

@@ -5,7 +5,9 @@
 public struct ADTSHeader: Sendable, Equatable {
     /// MPEG-4 audio object type (profile + 1): 2 = AAC LC.
     public var audioObjectType: Int
+    /// Index into ``sampleRates``.
     public var samplingFrequencyIndex: Int
+    /// The MPEG-4 channel configuration.
     public var channelConfiguration: Int
     /// Header bytes: 7, or 9 with CRC.
     public var headerLength: Int
@@ -14,6 +16,7 @@ public struct ADTSHeader: Sendable, Equatable {
     /// Raw data blocks in the frame (usually 1).
     public var rawDataBlocks: Int
 
+    /// The sample rates an index may name.
     public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
 
     /// Parses the header at the start of `bytes`; nil when there is no valid ADTS header.
@@ -34,11 +37,13 @@ public struct ADTSHeader: Sendable, Equatable {
         rawDataBlocks = Int(bytes[6] & 0x03) + 1
     }
 
+    /// Parses a header from the start of `bytes`; nil when there is none.
     public init?(_ bytes: [UInt8]) {
         guard let h = bytes.withUnsafeBufferPointer({ ADTSHeader($0) }) else { return nil }
         self = h
     }
 
+    /// Samples per second.
     public var sampleRate: Int { Self.sampleRates[samplingFrequencyIndex] }
 
     /// The 2-byte AudioSpecificConfig: 5 bits object type, 4 bits frequency index,

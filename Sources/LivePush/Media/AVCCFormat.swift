@@ -4,7 +4,9 @@ public enum AVCCFormat {
     public struct DecoderConfiguration: Sendable, Equatable {
         /// Bytes per NAL length prefix (1, 2 or 4).
         public var lengthSize: Int
+        /// The sequence parameter sets.
         public var sps: [[UInt8]]
+        /// The picture parameter sets.
         public var pps: [[UInt8]]
     }
 

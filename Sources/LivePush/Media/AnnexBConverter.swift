@@ -13,11 +13,17 @@ import Darwin
 public enum AnnexBConverter {
     /// NAL unit types used here (ITU-T H.264 table 7-1).
     public enum NALType {
+        /// NAL unit type 1.
         public static let nonIDRSlice: UInt8 = 1
+        /// NAL unit type 5.
         public static let idrSlice: UInt8 = 5
+        /// NAL unit type 6.
         public static let sei: UInt8 = 6
+        /// NAL unit type 7.
         public static let sps: UInt8 = 7
+        /// NAL unit type 8.
         public static let pps: UInt8 = 8
+        /// NAL unit type 9.
         public static let accessUnitDelimiter: UInt8 = 9
     }
 
@@ -36,6 +42,7 @@ public enum AnnexBConverter {
         return false
     }
 
+    /// True when `bytes` begin with a 3- or 4-byte start code.
     public static func startsWithStartCode(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { startsWithStartCode($0) }
     }
@@ -130,6 +137,7 @@ public enum AnnexBConverter {
         }
     }
 
+    /// Converts an Annex B access unit to length-prefixed (AVCC) NAL units.
     public static func avcc(fromAnnexB bytes: [UInt8], dropParameterSets: Bool = false) -> [UInt8] {
         bytes.withUnsafeBufferPointer { avcc(fromAnnexB: $0, dropParameterSets: dropParameterSets).data }
     }

@@ -4,8 +4,12 @@
 /// (no ADTS header). Timestamps are in microseconds on the source's timeline; the pusher
 /// re-stamps them onto its one monotonic output clock.
 public struct MediaPacket: Sendable {
+    /// What a packet carries.
     public enum Kind: Sendable, Equatable {
-        case video, audio
+        /// A coded video frame.
+        case video
+        /// A coded audio frame.
+        case audio
         /// A timed data message (an AMF0 body, e.g. a cue), sent as an RTMP/FLV script message.
         case data
         /// A cue read from the input: an SCTE-35 splice_info_section (its bytes), stamped with
@@ -26,7 +30,9 @@ public struct MediaPacket: Sendable {
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }
 
+    /// What the packet carries.
     public var kind: Kind
+    /// The coded bytes.
     public var data: [UInt8]
     /// Decode timestamp, microseconds.
     public var dts: Int64
@@ -34,6 +40,7 @@ public struct MediaPacket: Sendable {
     public var pts: Int64
     /// Duration, microseconds (0 when unknown).
     public var duration: Int64
+    /// How much later frames depend on this one.
     public var importance: Importance
     /// A new codec configuration for the frames that follow (an input switch changed it):
     /// `data` is the AVCDecoderConfigurationRecord or the AudioSpecificConfig, sent as an FLV
@@ -43,8 +50,10 @@ public struct MediaPacket: Sendable {
     /// An output measures how late it wrote the packet against it.
     var due: Int64 = .min
 
+    /// True for a keyframe.
     public var isKeyframe: Bool { importance == .key }
 
+    /// Creates a packet.
     public init(kind: Kind, data: [UInt8], dts: Int64, pts: Int64, duration: Int64 = 0, importance: Importance) {
         self.kind = kind
         self.data = data

@@ -12,6 +12,7 @@ import CFFmpeg
 /// Only the first video stream (attached pictures such as cover art are ignored) and the
 /// first audio stream are used.
 public enum MediaSourceFactory {
+    /// Opens a media file as a source; throws for a missing file, not media, or no usable stream.
     public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaSource {
         try open(path: path, options: options, stages: FrameStages())
     }

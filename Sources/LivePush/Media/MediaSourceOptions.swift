@@ -32,6 +32,7 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// track is sent as it is, and a poor network is met by the send queue's drop policy.
     public var adaptiveBitrate = true
 
+    /// Creates options.
     public init(forceTranscode: Bool = false, videoBitrateKbps: Int? = nil, audioBitrateKbps: Int? = nil, gopSeconds: Double = 2) {
         self.forceTranscode = forceTranscode
         self.videoBitrateKbps = videoBitrateKbps
@@ -77,9 +78,12 @@ public struct MediaSourceOptions: Sendable, Equatable {
 
 /// A picture size in pixels.
 public struct VideoSize: Sendable, Equatable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// Creates a size.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

@@ -1,10 +1,13 @@
 /// What a media source will produce: the tracks, their codec configuration and the duration.
 public struct StreamInfo: Sendable, Equatable {
+    /// The video track, if any.
     public var video: VideoTrackInfo?
+    /// The audio track, if any.
     public var audio: AudioTrackInfo?
     /// Total duration in microseconds, 0 when unknown (live sources).
     public var duration: Int64
 
+    /// Creates a description of a source's tracks.
     public init(video: VideoTrackInfo?, audio: AudioTrackInfo?, duration: Int64) {
         self.video = video
         self.audio = audio
@@ -26,8 +29,11 @@ extension StreamInfo {
 
 /// A video track as it will be sent.
 public struct VideoTrackInfo: Sendable, Equatable {
+    /// The codec.
     public var codec: VideoCodec
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// Frames per second (0 when unknown).
     public var frameRate: Double
@@ -37,6 +43,7 @@ public struct VideoTrackInfo: Sendable, Equatable {
     /// vpcC (the FLV sequence header's body).
     public var decoderConfiguration: [UInt8]
 
+    /// Creates a video track description.
     public init(codec: VideoCodec = .h264, width: Int, height: Int, frameRate: Double, bitrate: Int, decoderConfiguration: [UInt8]) {
         self.codec = codec
         self.width = width
@@ -49,13 +56,16 @@ public struct VideoTrackInfo: Sendable, Equatable {
 
 /// An AAC audio track as it will be sent.
 public struct AudioTrackInfo: Sendable, Equatable {
+    /// Samples per second.
     public var sampleRate: Int
+    /// Number of channels.
     public var channels: Int
     /// Bits per second (0 when unknown).
     public var bitrate: Int
     /// AudioSpecificConfig (the FLV AAC sequence header body).
     public var audioSpecificConfig: [UInt8]
 
+    /// Creates an audio track description.
     public init(sampleRate: Int, channels: Int, bitrate: Int, audioSpecificConfig: [UInt8]) {
         self.sampleRate = sampleRate
         self.channels = channels
@@ -68,13 +78,14 @@ public struct AudioTrackInfo: Sendable, Equatable {
 ///
 /// A source is used from one thread at a time; it is not shared.
 public protocol MediaSource: AnyObject {
+    /// The tracks the source produces.
     var info: StreamInfo { get }
     /// The next packet in decode order, or nil at the end of the media.
     func nextPacket() throws(LivePushError) -> MediaPacket?
     /// Go back to the start, for looping. Timestamps restart at the source's origin.
     func rewind() throws(LivePushError)
     /// Where the media starts on the source's own timeline, when the source knows it before
-    /// handing out packets (see ``OutputClock``); nil: its first packet says.
+    /// handing out packets (see `OutputClock`); nil: its first packet says.
     var start: MediaStart? { get }
     /// Another input goes on air: returns every packet made from what the source already
     /// took (queued packets, frames inside its encoders), so they are sent before the switch.
@@ -88,7 +99,7 @@ public protocol MediaSource: AnyObject {
     /// keyframe, when the source encodes: where a break ends, so the input comes back there.
     func requestKeyframe(atOrAfter time: Int64)
     /// True when reading never waits for data to arrive (a regular file, a still image): such
-    /// a real-time push runs on the shared ``PacingScheduler`` instead of a thread of its own.
+    /// a real-time push runs on the shared `PacingScheduler` instead of a thread of its own.
     /// A pipe, standard input or frames handed in by an app can wait for as long as their
     /// writer takes.
     var readsWithoutWaiting: Bool { get }

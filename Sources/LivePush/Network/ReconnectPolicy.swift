@@ -19,6 +19,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// channels that lost one server do not all come back to it in the same instant.
     public var jitter: Double
 
+    /// Creates a policy; the defaults are ``PushConfig``'s.
     public init(maxAttempts: Int = 5, interval: Duration = .milliseconds(1000), backoff: Double = 1,
                 maxInterval: Duration = .seconds(30), jitter: Double = 0) {
         self.maxAttempts = maxAttempts == Self.forever ? Self.forever : max(0, min(100, maxAttempts))
@@ -29,7 +30,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
     }
 
     /// The wait before attempt `attempt` (1-based), or nil when no attempts are left. Without
-    /// jitter; ``ReconnectStateMachine`` applies it.
+    /// jitter; `ReconnectStateMachine` applies it.
     public func delay(beforeAttempt attempt: Int) -> Duration? {
         guard attempt >= 1, attempt <= maxAttempts else { return nil }
         guard backoff > 1 else { return min(interval, maxInterval) }

@@ -112,16 +112,24 @@ final class WHIPConnection: OutputConnection {
 
 /// A WHIP output's link as the peer reports it (``OutputStats/webrtc``).
 public struct WebRTCLinkStats: Sendable, Equatable {
+    /// The rated quality, nil before the first report.
     public var quality: NetworkQuality?
+    /// Share of packets lost, 0 to 1, from the last report.
     public var fractionLost = 0.0
+    /// Round-trip time, seconds.
     public var roundTripSeconds = 0.0
+    /// Interarrival jitter, seconds.
     public var jitterSeconds = 0.0
+    /// Packets the peer reported lost.
     public var packetsLost: Int64 = 0
+    /// RTP packets sent.
     public var packetsSent: Int64 = 0
+    /// NACKs received.
     public var nacks = 0
     /// Keyframe requests (PLI, FIR) since the last reading.
     var keyframeRequests = 0
     var qualityChanged = false
 
+    /// Creates empty figures.
     public init() {}
 }

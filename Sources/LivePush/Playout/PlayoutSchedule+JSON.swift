@@ -151,7 +151,18 @@ extension PlayoutSchedule.Clip {
 
 /// Any JSON value, decoded strictly (a number is never a boolean, nor the other way round).
 public enum JSONField: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array([JSONField]), object([String: JSONField])
+    /// JSON `null`.
+    case null
+    /// A JSON boolean.
+    case bool(Bool)
+    /// A JSON number.
+    case number(Double)
+    /// A JSON string.
+    case string(String)
+    /// A JSON array.
+    case array([JSONField])
+    /// A JSON object.
+    case object([String: JSONField])
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -16,13 +16,18 @@
 /// the stream; `start`: a wall-clock time). ``validate()`` refuses a bad schedule before
 /// anything is pushed, naming the entry and the field.
 public struct PlayoutSchedule: Sendable, Equatable {
+    /// A stretch of one source.
     public struct Clip: Sendable, Equatable {
+        /// The clip's id, unique in the schedule.
         public var id: String
         /// A file path (relative paths are resolved by whoever loads the schedule).
         public var source: String
+        /// Where the clip starts, seconds of the source.
         public var inPoint: Double
+        /// Where the clip ends, seconds of the source.
         public var outPoint: Double
 
+        /// Creates a clip.
         public init(id: String, source: String, in inPoint: Double, out outPoint: Double) {
             self.id = id
             self.source = source
@@ -30,22 +35,36 @@ public struct PlayoutSchedule: Sendable, Equatable {
             self.outPoint = outPoint
         }
 
+        /// Length in seconds.
         public var duration: Double { outPoint - inPoint }
     }
 
+    /// Where an ad plays.
     public enum AdType: String, Sendable, Equatable, CaseIterable {
-        case preroll, midroll, postroll, pod
+        /// Before the content.
+        case preroll
+        /// At a point of the content (``Ad/at``).
+        case midroll
+        /// After the content.
+        case postroll
+        /// After another ad (``Ad/appendTo``).
+        case pod
     }
 
+    /// An ad and where it plays.
     public struct Ad: Sendable, Equatable {
+        /// What plays.
         public var clip: Clip
+        /// Where it plays.
         public var type: AdType
         /// Midroll: the point of the main content timeline, seconds.
         public var at: Double?
         /// Pod: the ad this one follows.
         public var appendTo: String?
+        /// Whether the ad leaves the schedule once played.
         public var deleteAfterPlay: Bool
 
+        /// Creates an ad.
         public init(clip: Clip, type: AdType, at: Double? = nil, appendTo: String? = nil, deleteAfterPlay: Bool = false) {
             self.clip = clip
             self.type = type
@@ -55,18 +74,25 @@ public struct PlayoutSchedule: Sendable, Equatable {
         }
     }
 
+    /// How often the schedule plays.
     public enum Loop: Sendable, Equatable {
+        /// This many times.
         case times(Int)
+        /// Until stopped.
         case forever
     }
 
+    /// How often the schedule plays.
     public var loop: Loop
+    /// The content clips, in order.
     public var content: [Clip]
+    /// The ads.
     public var ads: [Ad]
     /// Blackouts known in advance: the alternate content (else a black slate) instead of the
     /// channel, whose timeline runs on underneath (see ``BreakOptions``).
     public var blackouts: [BlackoutWindow]
 
+    /// Creates a schedule.
     public init(loop: Loop = .times(1), content: [Clip], ads: [Ad] = [], blackouts: [BlackoutWindow] = []) {
         self.loop = loop
         self.content = content

@@ -1,19 +1,31 @@
 /// One item the channel plays: a stretch of one source.
 public struct PlayoutEntry: Sendable, Equatable {
+    /// What an entry is.
     public enum Kind: String, Sendable, Equatable {
-        case content, ad, pod, slate
+        /// A content clip.
+        case content
+        /// An ad that opens a break.
+        case ad
+        /// An ad that follows another.
+        case pod
+        /// The slate, standing in for an entry that failed.
+        case slate
     }
 
     /// The clip's id (content, ad or pod); for a slate, the id of the entry it stands in for.
     public var id: String
+    /// What the entry is.
     public var kind: Kind
+    /// The file or URL it plays.
     public var source: String
     /// Seconds of the source.
     public var inPoint: Double
+    /// Where it ends, seconds of the source.
     public var outPoint: Double
     /// The ad break the entry belongs to (the id of the ad that opened it), nil for content.
     public var adBreak: String?
 
+    /// Creates an entry.
     public init(id: String, kind: Kind, source: String, in inPoint: Double, out outPoint: Double, adBreak: String? = nil) {
         self.id = id
         self.kind = kind
@@ -23,6 +35,7 @@ public struct PlayoutEntry: Sendable, Equatable {
         self.adBreak = adBreak
     }
 
+    /// Length in seconds.
     public var duration: Double { outPoint - inPoint }
 }
 
@@ -55,6 +68,7 @@ public struct PlayoutTimeline: Sendable {
     private(set) var current: PlayoutEntry?
     private var currentMainStart: Double?
 
+    /// Creates the timeline of a schedule; throws `scheduleInvalid` when it is not valid.
     public init(schedule: PlayoutSchedule) throws(LivePushError) {
         try schedule.validate()
         self.schedule = schedule

@@ -87,6 +87,7 @@ extension LivePusher {
         try? mixer.apply(.stopEffect(id: id))
     }
 
+    /// Stops every sound effect.
     public func stopAllAudioEffects() {
         try? mixer.apply(.stopAllEffects)
     }

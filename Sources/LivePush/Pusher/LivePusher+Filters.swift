@@ -21,6 +21,7 @@ extension LivePusher {
         changeStages { $0.filters.removeAll { $0 === filter } }
     }
 
+    /// Removes every filter.
     public func removeAllFilters() {
         changeStages { $0.filters.removeAll() }
     }

@@ -13,6 +13,7 @@ import Synchronization
 /// a file that is not media, a codec that cannot be pushed); everything that happens on the
 /// network arrives later as events. Every public method is thread-safe.
 public final class LivePusher: Sendable {
+    /// The configuration the pusher was created with.
     public let config: PushConfig
     let hub = EventHub()
     private let machine = Mutex(PushStateMachine())
@@ -35,6 +36,7 @@ public final class LivePusher: Sendable {
     /// The opportunity and content resolvers the next push consults (SCTE-35 by default).
     public let resolvers = ResolverRegistry()
 
+    /// Creates an idle pusher.
     public init(config: PushConfig = PushConfig()) {
         self.config = config
         authWatcher = Mutex(AuthExpiryWatcher(configuration: config.auth))
@@ -53,26 +55,31 @@ public final class LivePusher: Sendable {
 
     // MARK: - Delegates and events
 
+    /// Receives the info callbacks; held weakly.
     public var infoDelegate: (any LivePusherInfoDelegate)? {
         get { hub.current().info }
         set { hub.update { $0.info = newValue } }
     }
 
+    /// Receives the network callbacks; held weakly.
     public var networkDelegate: (any LivePusherNetworkDelegate)? {
         get { hub.current().network }
         set { hub.update { $0.network = newValue } }
     }
 
+    /// Receives the error callbacks; held weakly.
     public var errorDelegate: (any LivePusherErrorDelegate)? {
         get { hub.current().error }
         set { hub.update { $0.error = newValue } }
     }
 
+    /// Receives the background-music callbacks; held weakly.
     public var bgmDelegate: (any LivePusherBGMDelegate)? {
         get { hub.current().bgm }
         set { hub.update { $0.bgm = newValue } }
     }
 
+    /// Receives the filter callbacks; held weakly.
     public var filterDelegate: (any LivePusherFilterDelegate)? {
         get { hub.current().filter }
         set { hub.update { $0.filter = newValue } }
@@ -82,6 +89,7 @@ public final class LivePusher: Sendable {
     /// call again for the next push.
     public func events() -> AsyncStream<PushEvent> { hub.makeStream() }
 
+    /// Where the push is now.
     public var state: PushState { machine.withLock { $0.state } }
 
     // MARK: - Control

@@ -12,5 +12,6 @@ public struct PipelineStats: Sendable, Equatable {
     /// Low-performance warnings (805438211) reported.
     public var lowPerformanceEpisodes = 0
 
+    /// Creates empty figures.
     public init() {}
 }

@@ -5,6 +5,7 @@ import Dispatch
 /// Defaults follow the reference mobile push SDK where it has one (retry count and interval,
 /// send timeout, statistics every 2 s).
 public struct PushConfig: Sendable {
+    /// How fast media is sent.
     public enum Pacing: Sendable, Equatable {
         /// Media timestamps follow the wall clock, like `ffmpeg -re`.
         case realTime
@@ -12,14 +13,18 @@ public struct PushConfig: Sendable {
         case asFastAsPossible
     }
 
+    /// How often a file input plays.
     public enum Looping: Sendable, Equatable {
         /// Push the source `n` times in total (`n >= 1`), timestamps increasing across passes.
         case times(Int)
+        /// Until stopped.
         case forever
 
+        /// Once.
         public static let once = Looping.times(1)
     }
 
+    /// Real time (the default) or as fast as possible.
     public var pacing: Pacing = .realTime
     /// How ad breaks and blackouts are announced in the RTMP stream (a playout channel's).
     public var cueFormat: CueFormat = .adCue
@@ -36,10 +41,11 @@ public struct PushConfig: Sendable {
     /// Cues read from the input, the opportunities they open, and what fills them
     /// (alternate content, the fallback, which cues count).
     public var breaks = BreakOptions()
+    /// How often a file input plays (once by default).
     public var looping: Looping = .once
     /// How the file is read: stream copy or transcode, encoder bitrates.
     public var media = MediaSourceOptions()
-    /// A live (network) input's timeout, backup and fill (see ``FailoverInput``).
+    /// A live (network) input's timeout, backup and fill (see `FailoverInput`).
     public var liveInput = LiveInputOptions()
 
     /// Upper bound for the TCP connect.
@@ -92,13 +98,15 @@ public struct PushConfig: Sendable {
     /// How `rtmps://` verifies the server: the system CAs by default, or ``TLSOptions/caFile``.
     public var tls = TLSOptions()
 
-    /// The send queue holds at most this much media; see ``SendQueue`` for what is dropped when it is full.
+    /// The send queue holds at most this much media; see `SendQueue` for what is dropped when it is full.
     public var sendQueueMaxDuration: Duration = .seconds(2)
+    /// The send queue's bound in bytes.
     public var sendQueueMaxBytes = 4 * 1024 * 1024
 
     /// Real-time pushes report `networkPoor` once this much media has waited in the send
     /// queue for half a second, and `networkRecovered` once it is back under the second value.
     public var networkPoorBacklog: Duration = .milliseconds(1000)
+    /// Backlog under which `networkRecovered` is reported.
     public var networkRecoveredBacklog: Duration = .milliseconds(300)
 
     /// How the URL's auth_key or token expiry is read and how early it is reported.
@@ -138,6 +146,7 @@ public struct PushConfig: Sendable {
     /// queue by default; pass `.main` for UI apps.
     public var callbackQueue: DispatchQueue = DispatchQueue(label: "livepush.callbacks")
 
+    /// Creates the default configuration.
     public init() {}
 }
 

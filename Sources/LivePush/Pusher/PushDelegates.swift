@@ -3,10 +3,15 @@
 public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     /// Connected and publishing.
     func pusherDidStart(_ pusher: LivePusher)
+    /// The first audio or video frame was written.
     func pusherDidPushFirstFrame(_ pusher: LivePusher)
+    /// The push was paused.
     func pusherDidPause(_ pusher: LivePusher)
+    /// The push was resumed.
     func pusherDidResume(_ pusher: LivePusher)
+    /// The push ended (end of media, `stop()`, or a fatal error); always the last callback.
     func pusherDidStop(_ pusher: LivePusher, stats: PushStats)
+    /// The figures, every ``PushConfig/statsInterval``.
     func pusher(_ pusher: LivePusher, didUpdate stats: PushStats)
     /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
     func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
@@ -20,10 +25,15 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
 
 extension LivePusherInfoDelegate {
     public func pusherDidStart(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherDidPushFirstFrame(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherDidPause(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherDidResume(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherDidStop(_ pusher: LivePusher, stats: PushStats) {}
+    /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
     public func pusher(_ pusher: LivePusher, playout event: PlayoutEvent) {}
@@ -33,9 +43,11 @@ extension LivePusherInfoDelegate {
 
 /// Network callbacks (reference: `AlivcLivePusherNetworkDelegate`). Every method is optional.
 public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
+    /// The first connect or publish failed; the error says why.
     func pusher(_ pusher: LivePusher, connectFailed error: LivePushError)
     /// The connection dropped; LivePush reconnects by itself (`connectRetryCount`).
     func pusher(_ pusher: LivePusher, connectionLost error: LivePushError)
+    /// A reconnect attempt starts.
     func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int)
     /// A reconnect was answered "already publishing": the server still holds the previous
     /// publisher. LivePush keeps trying for `staleSessionGrace` without spending retries.
@@ -44,11 +56,15 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, retryScheduled attempt: Int, in delay: Duration, after cause: LivePushError)
     /// With several outputs: what output `id` (its URL's position) reported; see ``PushEvent/output(id:url:_:)``.
     func pusher(_ pusher: LivePusher, output id: Int, url: String, event: PushEvent)
+    /// Published again after a reconnect.
     func pusherReconnectSucceeded(_ pusher: LivePusher)
     /// Retries are used up; call `reconnect()` when the network is back.
     func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError)
+    /// Media is backing up in the send queue.
     func pusherNetworkPoor(_ pusher: LivePusher)
+    /// The send queue is back to normal.
     func pusherNetworkRecovered(_ pusher: LivePusher)
+    /// Nothing could be written for ``PushConfig/sendDataTimeout``.
     func pusherSendDataTimeout(_ pusher: LivePusher)
     /// About a minute before the push URL's auth_key expires. Return a freshly signed URL,
     /// or nil and call `refreshPushURL(_:)` later. The new URL is used from the next connect on;
@@ -65,16 +81,22 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
 }
 
 extension LivePusherNetworkDelegate {
+    /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, connectFailed error: LivePushError) {}
     public func pusher(_ pusher: LivePusher, connectionLost error: LivePushError) {}
+    /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int) {}
     public func pusher(_ pusher: LivePusher, serverHoldsPreviousSession attempt: Int, waited: Duration) {}
     public func pusher(_ pusher: LivePusher, retryScheduled attempt: Int, in delay: Duration, after cause: LivePushError) {}
     public func pusher(_ pusher: LivePusher, output id: Int, url: String, event: PushEvent) {}
+    /// Does nothing by default.
     public func pusherReconnectSucceeded(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError) {}
+    /// Does nothing by default.
     public func pusherNetworkPoor(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherNetworkRecovered(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherSendDataTimeout(_ pusher: LivePusher) {}
     public func pusherPushURLAuthenticationOverdue(_ pusher: LivePusher) -> String? { nil }
     public func pusherPushURLTokenWillExpire(_ pusher: LivePusher) {}
@@ -98,9 +120,13 @@ extension LivePusherErrorDelegate {
 
 /// Background-music callbacks (reference: `AlivcLivePusherBGMDelegate`). Every method is optional.
 public protocol LivePusherBGMDelegate: AnyObject, Sendable {
+    /// The music started.
     func pusherBGMStarted(_ pusher: LivePusher)
+    /// The music stopped.
     func pusherBGMStopped(_ pusher: LivePusher)
+    /// The music paused.
     func pusherBGMPaused(_ pusher: LivePusher)
+    /// The music resumed.
     func pusherBGMResumed(_ pusher: LivePusher)
     /// About once a second while the music plays.
     func pusher(_ pusher: LivePusher, bgmProgress position: Duration, duration: Duration)
@@ -113,9 +139,13 @@ public protocol LivePusherBGMDelegate: AnyObject, Sendable {
 }
 
 extension LivePusherBGMDelegate {
+    /// Does nothing by default.
     public func pusherBGMStarted(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherBGMStopped(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherBGMPaused(_ pusher: LivePusher) {}
+    /// Does nothing by default.
     public func pusherBGMResumed(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, bgmProgress position: Duration, duration: Duration) {}
     public func pusherBGMCompleted(_ pusher: LivePusher) {}
@@ -126,14 +156,18 @@ extension LivePusherBGMDelegate {
 /// Custom-filter lifecycle callbacks. The filter itself (``VideoFilter``) gets create,
 /// process and destroy; this delegate lets the app observe them. Every method is optional.
 public protocol LivePusherFilterDelegate: AnyObject, Sendable {
+    /// A filter was created.
     func pusher(_ pusher: LivePusher, filterCreated name: String)
+    /// A filter was destroyed.
     func pusher(_ pusher: LivePusher, filterDestroyed name: String)
     /// The filter threw and was removed; the push goes on.
     func pusher(_ pusher: LivePusher, filterFailed name: String, error: LivePushError)
 }
 
 extension LivePusherFilterDelegate {
+    /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, filterCreated name: String) {}
+    /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, filterDestroyed name: String) {}
     public func pusher(_ pusher: LivePusher, filterFailed name: String, error: LivePushError) {}
 }

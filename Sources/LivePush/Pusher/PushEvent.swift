@@ -8,18 +8,25 @@ public enum PushEvent: Sendable, Equatable {
     case pushStarted(url: String)
     /// The first audio or video frame was sent (`onFirstFramePushed`).
     case firstFramePushed
+    /// The push was paused (``LivePusher/pause()``).
     case paused
+    /// The push was resumed (``LivePusher/resume()``).
     case resumed
     /// The push ended: by `stop()`, at the end of the media, or after a fatal error.
     case stopped(PushStats)
+    /// The figures, every ``PushConfig/statsInterval``.
     case stats(PushStats)
+    /// The pusher's state changed.
     case stateChanged(PushState)
     /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
     case videoBitrateChanged(from: Int, to: Int)
 
     // Network
+    /// The first connect or publish failed.
     case connectFailed(LivePushError)
+    /// The connection dropped while pushing; a reconnect follows.
     case connectionLost(LivePushError)
+    /// A reconnect attempt starts.
     case reconnectStarted(attempt: Int)
     /// A reconnect was answered "already publishing": the server still holds the previous
     /// publisher (the old path died silently). LivePush retries in `retryIn` without spending
@@ -28,10 +35,15 @@ public enum PushEvent: Sendable, Equatable {
     /// Attempt `attempt` will be made in `delay`, after `cause`: a reconnect, or a first connect
     /// that failed with `retriesFirstConnect` (a channel whose server is away).
     case retryScheduled(attempt: Int, delay: Duration, cause: LivePushError)
+    /// Published again; the stream resumes on a keyframe.
     case reconnectSucceeded
+    /// The retries (or the stale-session grace) are used up.
     case reconnectFailed(LivePushError)
+    /// Media is backing up in the send queue.
     case networkPoor
+    /// The send queue is back to normal.
     case networkRecovered
+    /// Nothing could be written for ``PushConfig/sendDataTimeout``.
     case sendDataTimeout
     /// The push URL's auth_key expires soon (`onPushURLAuthenticationOverdue`).
     case pushURLAuthenticationOverdue(url: String)
@@ -45,23 +57,33 @@ public enum PushEvent: Sendable, Equatable {
     case connectionStatusChanged(ConnectionStatus)
 
     // Error
+    /// A failure of the system underneath; the push stops.
     case systemError(LivePushError)
+    /// Any other error, with its code.
     case sdkError(LivePushError)
 
     // Background music (see `LivePusher.startBGM`)
+    /// The background music started.
     case bgmStarted
+    /// The background music stopped.
     case bgmStopped
+    /// The background music paused.
     case bgmPaused
+    /// The background music resumed.
     case bgmResumed
     /// About once a second while the music plays.
     case bgmProgress(position: Duration, duration: Duration)
     /// A non-looping BGM reached its end.
     case bgmCompleted
+    /// The background music could not be opened.
     case bgmOpenFailed(LivePushError)
+    /// An http(s) background music stalled too long.
     case bgmDownloadTimeout(LivePushError)
 
     // Custom filters (see ``VideoFilter``)
+    /// A filter was created.
     case filterCreated(name: String)
+    /// A filter was destroyed.
     case filterDestroyed(name: String)
     /// The filter threw; it was removed and the push goes on.
     case filterFailed(name: String, LivePushError)
@@ -78,13 +100,26 @@ public enum PushEvent: Sendable, Equatable {
     /// The channel's timeline moved on: an entry or an ad break started or ended, an entry
     /// failed and the slate stands in, or the running order changed.
     case playout(PlayoutEvent)
-    /// A live input's primary lost or back, and the source on air (info group; see ``FailoverInput``).
+    /// A live input's primary lost or back, and the source on air (info group; see `FailoverInput`).
     case input(InputEvent)
     /// Cues read from the input, opportunities, resolvers, breaks and blackouts (info group).
     case breaks(BreakEvent)
 
-    public enum Group: String, Sendable { case info, network, error, bgm, filter }
+    /// The five callback groups.
+    public enum Group: String, Sendable {
+        /// Lifecycle, statistics, bitrate, playout, inputs and breaks.
+        case info
+        /// Connection, reconnects, congestion and URL expiry.
+        case network
+        /// Errors.
+        case error
+        /// Background music.
+        case bgm
+        /// Custom filters.
+        case filter
+    }
 
+    /// Which callback group the event belongs to.
     public var group: Group {
         switch self {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
@@ -164,5 +199,12 @@ public enum PushEvent: Sendable, Equatable {
 
 /// Where an interactive-mode (WHIP) push's connection stands (`onConnectionStatusChange`).
 public enum ConnectionStatus: String, Sendable {
-    case disconnected, connecting, connected, failed
+    /// Not connected.
+    case disconnected
+    /// Connecting (ICE, DTLS).
+    case connecting
+    /// Connected; media flows.
+    case connected
+    /// The connection failed.
+    case failed
 }

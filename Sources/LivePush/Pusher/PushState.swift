@@ -14,15 +14,22 @@
 /// `stopped` and `failed` allow a new `start`. A connection lost while paused is restored
 /// without leaving `paused`.
 public enum PushState: Sendable, Equatable, CustomStringConvertible {
+    /// Not started.
     case idle
+    /// Connecting and publishing.
     case connecting
+    /// Publishing and sending.
     case pushing
+    /// Connected, not sending (or sending the pause image).
     case paused
     /// The connection was lost; LivePush is reconnecting, or waits for `reconnect()` after
     /// the retries were used up.
     case reconnecting
+    /// Ending the push.
     case stopping
+    /// Ended; a new start is allowed.
     case stopped
+    /// Ended by this error; a new start is allowed.
     case failed(LivePushError)
 
     public var description: String {

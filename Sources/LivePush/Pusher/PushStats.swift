@@ -8,8 +8,11 @@ public struct PushStats: Sendable, Equatable {
     public var sourceDuration: Int64 = 0
     /// Passes over the source completed (for `--loop`).
     public var loopsCompleted = 0
+    /// Video frames sent.
     public var videoFramesSent = 0
+    /// Audio frames sent.
     public var audioFramesSent = 0
+    /// Bytes sent.
     public var bytesSent: Int64 = 0
     /// Bits per second sent over the last second.
     public var bitrate: Int = 0
@@ -19,6 +22,7 @@ public struct PushStats: Sendable, Equatable {
     public var droppedFrames = FrameDrops()
     /// Packets waiting in the send queue, and how much media they hold (microseconds).
     public var queuedPackets = 0
+    /// Media waiting in the send queue, microseconds.
     public var queuedDuration: Int64 = 0
     /// What the raw-frame pipeline measured (zero for stream copy).
     public var pipeline = PipelineStats()
@@ -30,6 +34,7 @@ public struct PushStats: Sendable, Equatable {
     /// With `PushConfig.recordPath`: bytes written to the local recording, and packets it
     /// dropped because its queue was full (real time only; a `--fast` push waits instead).
     public var recordedBytes: Int64 = 0
+    /// Frames the local recording dropped.
     public var recordingDrops = 0
     /// Where the sound sent so far ends minus where the pictures end, microseconds of output
     /// time: positive when the sound runs ahead (half an AAC frame or so is normal).
@@ -43,12 +48,14 @@ public struct PushStats: Sendable, Equatable {
     /// With per-output video (``PushConfig/outputVideo``): pictures the one decode after the
     /// clock produced for the renditions, and each rendition's figures.
     public var renditionFramesDecoded = 0
+    /// Each rendition's figures.
     public var renditions: [RenditionStats] = []
 
+    /// Creates empty figures.
     public init() {}
 }
 
-/// Frames dropped by the send queue's policy, by kind (see ``SendQueue``).
+/// Frames dropped by the send queue's policy, by kind (see `SendQueue`).
 public struct FrameDrops: Sendable, Equatable {
     /// Non-reference video frames (B-frames).
     public var disposable = 0
@@ -56,9 +63,12 @@ public struct FrameDrops: Sendable, Equatable {
     public var reference = 0
     /// Keyframes, each dropped together with its whole GOP.
     public var keyframes = 0
+    /// Audio frames.
     public var audio = 0
+    /// All frames dropped.
     public var total: Int { disposable + reference + keyframes + audio }
 
+    /// Creates empty figures.
     public init() {}
 }
 
@@ -68,9 +78,13 @@ public struct OutputStats: Sendable, Equatable {
     public var id: Int
     /// The output's URL, redacted.
     public var url: String
+    /// True while the output is connected.
     public var isConnected: Bool
+    /// Bytes this output sent.
     public var bytesSent: Int64
+    /// Video frames this output sent.
     public var videoFramesSent: Int
+    /// Audio frames this output sent.
     public var audioFramesSent: Int
     /// Bits per second sent over the last second.
     public var bitrate: Int
@@ -90,9 +104,11 @@ public struct OutputStats: Sendable, Equatable {
 
 /// One rendition's figures (see ``PushStats/renditions``).
 public struct RenditionStats: Sendable, Equatable {
+    /// The rendition's size, bitrate and codec.
     public var rendition: VideoRendition
     /// The outputs it feeds, by id.
     public var outputs: [Int]
+    /// Frames encoded.
     public var framesEncoded: Int
     /// The encoder's bitrate now (bit/s): adaptive bitrate moves it for its outputs.
     public var bitrate: Int

@@ -3,13 +3,16 @@
 /// share one encode; outputs that ask for none carry the push's own video (stream copy, or
 /// the input's encode).
 public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// Target bitrate, kbit/s.
     public var bitrateKbps: Int
     /// What it is encoded to: H.264 unless said (HEVC and AV1 need Enhanced RTMP or SRT).
     public var codec: VideoCodec
 
+    /// Creates a rendition.
     public init(width: Int, height: Int, bitrateKbps: Int, codec: VideoCodec = .h264) {
         self.width = width
         self.height = height

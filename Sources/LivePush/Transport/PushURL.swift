@@ -7,10 +7,25 @@
 /// `invalidURL` code and a sentence before anything touches the network.
 public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// `http` and `https` are WHIP endpoints (WebRTC outputs, RFC 9725).
-    public enum Scheme: String, Sendable { case rtmp, rtmps, srt, http, https }
+    public enum Scheme: String, Sendable {
+        /// RTMP.
+        case rtmp
+        /// RTMP over TLS.
+        case rtmps
+        /// SRT.
+        case srt
+        /// WHIP over HTTP.
+        case http
+        /// WHIP over HTTPS.
+        case https
+    }
 
+    /// The URL's scheme.
     public let scheme: Scheme
+    /// The server's host.
     public let host: String
+    /// The server's port; when the URL names none: 1935 (rtmp), 443 (rtmps, https), 80 (http).
+    /// An srt:// URL must name one.
     public let port: Int
     /// The application path, e.g. `live` or `live/instance` (empty for `srt://`; a WHIP
     /// endpoint's whole path, `/whip/endpoint`, for `http(s)://`).
@@ -22,6 +37,7 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
     /// The URL as given.
     public let rawValue: String
 
+    /// Parses and checks a push URL; throws `invalidURL`.
     public init(_ string: String) throws(LivePushError) {
         func invalid(_ why: String) -> LivePushError {
             // Without a scheme it may be a stream key pasted alone: all of it is masked then.

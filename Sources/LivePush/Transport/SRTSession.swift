@@ -241,13 +241,17 @@ final class SRTSession {
 /// SRT's own figures for a connection (``OutputStats/srt``): they feed the output's network
 /// quality and `/metrics`.
 public struct SRTLinkStats: Sendable, Equatable {
+    /// Round-trip time, milliseconds.
     public var roundTripMs: Double
+    /// Data packets sent.
     public var packetsSent: Int64
     /// Packets the peer reported lost (each retransmitted, if still in time).
     public var packetsLost: Int64
+    /// Packets sent again.
     public var packetsRetransmitted: Int64
     /// Packets SRT dropped because they were too late to be played.
     public var packetsDropped: Int64
+    /// SRT's estimate of the link's bandwidth, Mbit/s.
     public var bandwidthMbps: Double
     /// Media SRT holds unacknowledged, ms.
     public var sendBufferMs: Int

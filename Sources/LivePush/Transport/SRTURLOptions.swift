@@ -6,6 +6,7 @@
 /// `connect_timeout`, which FFmpeg takes in milliseconds. Unknown parameters are refused
 /// (`invalidURL`): a misspelt `passphrase` must not silently send in the clear.
 public struct SRTURLOptions: Sendable, Equatable {
+    /// Who connects to whom.
     public enum Mode: String, Sendable {
         /// Connects to a listener (the default).
         case caller
@@ -15,10 +16,13 @@ public struct SRTURLOptions: Sendable, Equatable {
         case rendezvous
     }
 
+    /// `mode`: caller (the default), listener or rendezvous.
     public var mode: Mode = .caller
     /// The receiver's buffering delay, µs (SRT's default is 120 ms).
     public var latency: Int64?
+    /// `rcvlatency`, microseconds.
     public var receiveLatency: Int64?
+    /// `peerlatency`, microseconds.
     public var peerLatency: Int64?
     /// AES encryption: 10 to 79 characters; both sides must have the same.
     public var passphrase: String?
@@ -33,8 +37,10 @@ public struct SRTURLOptions: Sendable, Equatable {
     /// The most bandwidth the connection may use, bytes/s (0: relative to the input, SRT's default).
     public var maxBandwidth: Int64?
 
+    /// Creates the default options.
     public init() {}
 
+    /// Parses an srt:// URL's query; an unknown option throws `invalidURL`.
     public init(query: String) throws(LivePushError) {
         for pair in query.split(separator: "&") where !pair.isEmpty {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

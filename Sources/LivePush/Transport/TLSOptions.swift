@@ -13,6 +13,7 @@ public struct TLSOptions: Sendable, Equatable {
     /// can pose as the server and read the stream key. For tests against a throwaway server.
     public var verifyServer: Bool
 
+    /// Creates TLS options.
     public init(caFile: String? = nil, verifyServer: Bool = true) {
         self.caFile = caFile
         self.verifyServer = verifyServer

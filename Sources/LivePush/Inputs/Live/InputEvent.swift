@@ -12,6 +12,7 @@ public enum InputEvent: Sendable, Equatable {
     /// The primary's connection failed or ended; it is tried again in `retryIn`.
     case primaryRetry(LivePushError, retryIn: Duration)
 
+    /// The event's name, for logs and JSON.
     public var name: String {
         switch self {
         case .lost: "inputLost"
@@ -22,6 +23,7 @@ public enum InputEvent: Sendable, Equatable {
         }
     }
 
+    /// The error the event carries, if any.
     public var error: LivePushError? {
         switch self {
         case .lost(let error), .backupFailed(let error), .primaryRetry(let error, _): error
@@ -32,5 +34,10 @@ public enum InputEvent: Sendable, Equatable {
 
 /// What a live input's output shows.
 public enum LiveInputSource: String, Sendable, Equatable, CaseIterable {
-    case primary, backup, slate
+    /// The live feed itself.
+    case primary
+    /// The backup file or URL.
+    case backup
+    /// The slate (its picture, or black).
+    case slate
 }

@@ -17,8 +17,10 @@ public struct LiveInputOptions: Sendable, Equatable {
     public var jitterBuffer: Duration = .milliseconds(300)
     /// Waits between attempts to reach the primary: from this, doubling, up to `maxRetryInterval`.
     public var retryInterval: Duration = .milliseconds(500)
+    /// The longest wait between attempts to reopen the primary.
     public var maxRetryInterval: Duration = .seconds(5)
 
+    /// Creates the default options.
     public init() {}
 }
 
@@ -28,6 +30,6 @@ public enum InputLossFill: String, Sendable, Equatable, CaseIterable {
     case repeatLastFrame = "repeat"
     /// Black, with silence.
     case black
-    /// The slate (``PushConfig/slateImage``, else black), with silence.
+    /// The slate (``LiveInputOptions/slateImage``, else black), with silence.
     case slate
 }
