@@ -16,8 +16,9 @@ final class DocsTests: XCTestCase {
         bash scripts/install-deps.sh && swift build -c release && .build/release/livepush push Media/sample-h264-aac.mp4
         #    ... or to your own server:  .build/release/livepush push Media/sample-h264-aac.mp4 rtmp://HOST/app/stream
 
-        # 2. Run the tests (unit tests, plus real pushes to nginx-rtmp and the embedded receiver, checked with ffprobe):
-        swift test
+        # 2. Run the tests (unit tests, real pushes to nginx-rtmp, SRT, WebRTC and the embedded receiver, checked by
+        #    decoding what arrived; then the API documentation, warnings as errors):
+        bash scripts/test.sh
         ```
         """
 
