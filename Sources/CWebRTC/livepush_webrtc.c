@@ -8,39 +8,18 @@
  * - a bound on ICE gathering: libnice never completes it when a STUN server does not answer;
  * - no GMainLoop: webrtcbin and libnice run their own; everything here waits on promises or
  *   on a condition, and bus errors come through a synchronous handler. */
-#define GST_USE_UNSTABLE_API 1
-#include "livepush_webrtc.h"
+#include "peer.h"
 
-#include <gnutls/gnutls.h>
-#include <gnutls/x509.h>
 #include <gst/app/gstappsrc.h>
-#include <gst/gst.h>
-#include <gst/sdp/sdp.h>
 #include <gst/video/video.h>
 #include <gst/webrtc/webrtc.h>
 #include <string.h>
-
-struct lp_webrtc {
-    GstElement *pipeline, *webrtc, *video, *audio;
-    lp_webrtc_callback callback;
-    void *context;
-    GMutex lock;
-    GCond changed;
-    gboolean negotiation_needed, gathered;
-    /* The running time of the first frame pushed, and its caller time (µs). */
-    gboolean anchored;
-    GstClockTime anchor_running;
-    int64_t anchor_us;
-};
-
-static char *certificate_pem;
-static char *certificate_fingerprint;
 
 static void report(lp_webrtc *peer, int event, int value) {
     if (peer->callback) peer->callback(peer->context, event, value);
 }
 
-static void set_error(char **error, const char *format, ...) {
+void lp_set_error(char **error, const char *format, ...) {
     if (!error) return;
     va_list args;
     va_start(args, format);
@@ -48,99 +27,26 @@ static void set_error(char **error, const char *format, ...) {
     va_end(args);
 }
 
-/* ------------------------------------------------------------------ certificate */
-
-/* "sha-256 AB:CD:…" of the DER certificate. */
-static char *fingerprint_of(const gnutls_datum_t *der) {
-    guint8 digest[32];
-    gsize length = sizeof digest;
-    GChecksum *checksum = g_checksum_new(G_CHECKSUM_SHA256);
-    g_checksum_update(checksum, der->data, der->size);
-    g_checksum_get_digest(checksum, digest, &length);
-    g_checksum_free(checksum);
-    GString *text = g_string_new("sha-256 ");
-    for (gsize i = 0; i < length; i++) g_string_append_printf(text, i ? ":%02X" : "%02X", digest[i]);
-    return g_string_free(text, FALSE);
-}
-
-/* A self-signed ECDSA P-256 certificate with its key, made once per process (WebRTC peers
- * check the fingerprint in the SDP, not a chain). */
-static gboolean make_certificate(char **error) {
-    static GMutex once;
-    g_mutex_lock(&once);
-    gboolean ok = certificate_pem != NULL;
-    gnutls_x509_privkey_t key = NULL;
-    gnutls_x509_crt_t crt = NULL;
-    gnutls_datum_t key_pem = {0}, crt_pem = {0}, crt_der = {0};
-    if (ok) goto done;
-    unsigned char serial[8];
-    guint32 random = g_random_int();
-    memcpy(serial, &random, 4);
-    random = g_random_int();
-    memcpy(serial + 4, &random, 4);
-    serial[0] &= 0x7F;
-    time_t now = time(NULL);
-    if (gnutls_x509_privkey_init(&key) < 0
-        || gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0) < 0
-        || gnutls_x509_crt_init(&crt) < 0 || gnutls_x509_crt_set_version(crt, 3) < 0
-        || gnutls_x509_crt_set_serial(crt, serial, sizeof serial) < 0
-        || gnutls_x509_crt_set_activation_time(crt, now - 86400) < 0
-        || gnutls_x509_crt_set_expiration_time(crt, now + 30 * 86400) < 0
-        || gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, "LivePush", 8) < 0
-        || gnutls_x509_crt_set_key(crt, key) < 0 || gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0) < 0
-        || gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &crt_pem) < 0
-        || gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_DER, &crt_der) < 0
-        || gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &key_pem) < 0) {
-        set_error(error, "could not make the DTLS certificate (GnuTLS)");
-        goto done;
-    }
-    certificate_pem = g_strdup_printf("%.*s%.*s", (int)crt_pem.size, crt_pem.data, (int)key_pem.size, key_pem.data);
-    certificate_fingerprint = fingerprint_of(&crt_der);
-    ok = TRUE;
-done:
-    gnutls_free(key_pem.data);
-    gnutls_free(crt_pem.data);
-    gnutls_free(crt_der.data);
-    if (crt) gnutls_x509_crt_deinit(crt);
-    if (key) gnutls_x509_privkey_deinit(key);
-    g_mutex_unlock(&once);
-    return ok;
-}
-
 static void on_deep_element_added(GstBin *bin, GstBin *sub, GstElement *element, lp_webrtc *peer) {
-    if (!g_strcmp0(G_OBJECT_TYPE_NAME(element), "GstDtlsDec")) g_object_set(element, "pem", certificate_pem, NULL);
-}
-
-static void set_fingerprint(GstSDPMessage *sdp) {
-    for (guint i = 0; i < gst_sdp_message_medias_len(sdp); i++) {
-        GstSDPMedia *media = (GstSDPMedia *)gst_sdp_message_get_media(sdp, i);
-        for (guint j = 0; j < gst_sdp_media_attributes_len(media); j++) {
-            const GstSDPAttribute *attribute = gst_sdp_media_get_attribute(media, j);
-            if (g_strcmp0(attribute->key, "fingerprint")) continue;
-            GstSDPAttribute replacement;
-            gst_sdp_attribute_set(&replacement, "fingerprint", certificate_fingerprint);
-            gst_sdp_media_replace_attribute(media, j, &replacement);
-        }
-    }
+    if (!g_strcmp0(G_OBJECT_TYPE_NAME(element), "GstDtlsDec")) g_object_set(element, "pem", lp_certificate_pem(), NULL);
 }
 
 /* ------------------------------------------------------------------ signals */
 
-static void on_negotiation_needed(GstElement *webrtc, lp_webrtc *peer) {
+/* Sets one of the flags `wait_for` waits on, and wakes it. */
+static void raise_flag(lp_webrtc *peer, gboolean *flag) {
     g_mutex_lock(&peer->lock);
-    peer->negotiation_needed = TRUE;
+    *flag = TRUE;
     g_cond_broadcast(&peer->changed);
     g_mutex_unlock(&peer->lock);
 }
 
+static void on_negotiation_needed(GstElement *webrtc, lp_webrtc *peer) { raise_flag(peer, &peer->negotiation_needed); }
+
 static void on_gathering_state(GstElement *webrtc, GParamSpec *spec, lp_webrtc *peer) {
     GstWebRTCICEGatheringState state;
     g_object_get(webrtc, "ice-gathering-state", &state, NULL);
-    if (state != GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) return;
-    g_mutex_lock(&peer->lock);
-    peer->gathered = TRUE;
-    g_cond_broadcast(&peer->changed);
-    g_mutex_unlock(&peer->lock);
+    if (state == GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) raise_flag(peer, &peer->gathered);
 }
 
 static void on_ice_state(GstElement *webrtc, GParamSpec *spec, lp_webrtc *peer) {
@@ -224,7 +130,7 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
         gst_init(NULL, NULL);
         g_once_init_leave(&initialized, 1);
     }
-    if (!make_certificate(error)) return NULL;
+    if (!lp_certificate_make(error)) return NULL;
     lp_webrtc *peer = g_new0(lp_webrtc, 1);
     g_mutex_init(&peer->lock);
     g_cond_init(&peer->changed);
@@ -233,7 +139,7 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
     peer->pipeline = gst_pipeline_new(NULL);
     peer->webrtc = add(peer, "webrtcbin", NULL);
     if (!peer->webrtc) {
-        set_error(error, "GStreamer's webrtcbin is missing (install gstreamer1.0-plugins-bad and gstreamer1.0-nice)");
+        lp_set_error(error, "GStreamer's webrtcbin is missing (install gstreamer1.0-plugins-bad and gstreamer1.0-nice)");
         lp_webrtc_free(peer);
         return NULL;
     }
@@ -272,7 +178,7 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
         gst_caps_unref(rtp);
     }
     if (!linked) {
-        set_error(error, "the WebRTC pipeline could not be built (rtph264pay, rtpopuspay: gstreamer1.0-plugins-good)");
+        lp_set_error(error, "the WebRTC pipeline could not be built (rtph264pay, rtpopuspay: gstreamer1.0-plugins-good)");
         lp_webrtc_free(peer);
         return NULL;
     }
@@ -292,7 +198,7 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
     gst_bus_set_sync_handler(bus, (GstBusSyncHandler)on_bus_message, peer, NULL);
     gst_object_unref(bus);
     if (gst_element_set_state(peer->pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-        set_error(error, "the WebRTC pipeline did not start");
+        lp_set_error(error, "the WebRTC pipeline did not start");
         lp_webrtc_free(peer);
         return NULL;
     }
@@ -312,7 +218,7 @@ static gboolean wait_for(lp_webrtc *peer, gboolean *flag, gint64 deadline) {
 
 char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **error) {
     if (!wait_for(peer, &peer->negotiation_needed, g_get_monotonic_time() + 5 * G_TIME_SPAN_SECOND)) {
-        set_error(error, "webrtcbin never asked for negotiation");
+        lp_set_error(error, "webrtcbin never asked for negotiation");
         return NULL;
     }
     GstPromise *promise = gst_promise_new();
@@ -322,10 +228,10 @@ char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **erro
         gst_structure_get(gst_promise_get_reply(promise), "offer", GST_TYPE_WEBRTC_SESSION_DESCRIPTION, &offer, NULL);
     gst_promise_unref(promise);
     if (!offer) {
-        set_error(error, "webrtcbin could not create an offer");
+        lp_set_error(error, "webrtcbin could not create an offer");
         return NULL;
     }
-    set_fingerprint(offer->sdp);
+    lp_certificate_set_fingerprint(offer->sdp);
     promise = gst_promise_new();
     g_signal_emit_by_name(peer->webrtc, "set-local-description", offer, promise);
     gst_promise_wait(promise);
@@ -336,7 +242,7 @@ char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **erro
     GstWebRTCSessionDescription *local = NULL;
     g_object_get(peer->webrtc, "local-description", &local, NULL);
     if (!local) {
-        set_error(error, "webrtcbin has no local description");
+        lp_set_error(error, "webrtcbin has no local description");
         return NULL;
     }
     char *text = gst_sdp_message_as_text(local->sdp);
@@ -348,7 +254,7 @@ int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error) {
     GstSDPMessage *message = NULL;
     if (gst_sdp_message_new_from_text(sdp, &message) != GST_SDP_OK || gst_sdp_message_medias_len(message) == 0) {
         if (message) gst_sdp_message_free(message);
-        set_error(error, "the answer is not SDP with media");
+        lp_set_error(error, "the answer is not SDP with media");
         return -1;
     }
     GstWebRTCSessionDescription *answer = gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_ANSWER, message);
@@ -360,7 +266,7 @@ int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error) {
     if (reply && gst_structure_has_field(reply, "error")) {
         GError *failure = NULL;
         gst_structure_get(reply, "error", G_TYPE_ERROR, &failure, NULL);
-        set_error(error, "the answer was refused: %s", failure ? failure->message : "?");
+        lp_set_error(error, "the answer was refused: %s", failure ? failure->message : "?");
         if (failure) g_error_free(failure);
         result = -1;
     }
@@ -411,72 +317,6 @@ int lp_webrtc_push(lp_webrtc *peer, int is_video, const uint8_t *data, size_t si
     GST_BUFFER_DURATION(buffer) = duration_us > 0 ? (GstClockTime)duration_us * 1000 : GST_CLOCK_TIME_NONE;
     if (is_video && !keyframe) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
     return gst_app_src_push_buffer(GST_APP_SRC(source), buffer) == GST_FLOW_OK ? 0 : -1;
-}
-
-/* ------------------------------------------------------------------ statistics */
-
-typedef struct {
-    lp_webrtc_stats *stats;
-    gboolean from_video;
-} stats_walk;
-
-static gboolean read_stats_field(GQuark field, const GValue *value, gpointer user) {
-    stats_walk *walk = user;
-    if (!GST_VALUE_HOLDS_STRUCTURE(value)) return TRUE;
-    const GstStructure *entry = gst_value_get_structure(value);
-    GstWebRTCStatsType type;
-    if (!gst_structure_get(entry, "type", GST_TYPE_WEBRTC_STATS_TYPE, &type, NULL)) return TRUE;
-    lp_webrtc_stats *stats = walk->stats;
-    if (type == GST_WEBRTC_STATS_OUTBOUND_RTP) {
-        guint64 packets = 0, bytes = 0;
-        guint pli = 0, fir = 0, nack = 0;
-        gst_structure_get(entry, "packets-sent", G_TYPE_UINT64, &packets, "bytes-sent", G_TYPE_UINT64, &bytes, NULL);
-        gst_structure_get_uint(entry, "pli-count", &pli);
-        gst_structure_get_uint(entry, "fir-count", &fir);
-        gst_structure_get_uint(entry, "nack-count", &nack);
-        stats->packets_sent += packets;
-        stats->bytes_sent += bytes;
-        stats->pli_count += pli;
-        stats->fir_count += fir;
-        stats->nack_count += nack;
-    } else if (type == GST_WEBRTC_STATS_REMOTE_INBOUND_RTP) {
-        double fraction = 0, rtt = 0;
-        gint64 lost = 0;
-        gst_structure_get(entry, "fraction-lost", G_TYPE_DOUBLE, &fraction, "round-trip-time", G_TYPE_DOUBLE, &rtt,
-                          "packets-lost", G_TYPE_INT64, &lost, NULL);
-        /* 1.22 has no jitter here: the nested source statistics' rb-jitter is in RTP clock units. */
-        guint jitter = 0, clock_rate = 90000;
-        const GValue *nested = gst_structure_get_value(entry, "gst-rtpsource-stats");
-        if (nested && GST_VALUE_HOLDS_STRUCTURE(nested)) {
-            const GstStructure *source = gst_value_get_structure(nested);
-            gst_structure_get_uint(source, "rb-jitter", &jitter);
-            gst_structure_get_uint(source, "clock-rate", &clock_rate);
-        }
-        /* The worst of the reports (video and audio): the path is as good as its worst stream. */
-        stats->has_report = 1;
-        if (fraction > stats->fraction_lost) stats->fraction_lost = fraction;
-        if (rtt > stats->round_trip_seconds) stats->round_trip_seconds = rtt;
-        double jitter_seconds = clock_rate ? (double)jitter / clock_rate : 0;
-        if (jitter_seconds > stats->jitter_seconds) stats->jitter_seconds = jitter_seconds;
-        stats->packets_lost += lost;
-    }
-    return TRUE;
-}
-
-int lp_webrtc_get_stats(lp_webrtc *peer, lp_webrtc_stats *stats, int timeout_ms) {
-    memset(stats, 0, sizeof *stats);
-    GstPromise *promise = gst_promise_new();
-    g_signal_emit_by_name(peer->webrtc, "get-stats", NULL, promise);
-    /* webrtcbin answers from its own thread, at once: gst_promise_wait has no timeout to give. */
-    (void)timeout_ms;
-    int result = -1;
-    if (gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED) {
-        stats_walk walk = {stats, TRUE};
-        gst_structure_foreach(gst_promise_get_reply(promise), read_stats_field, &walk);
-        result = 0;
-    }
-    gst_promise_unref(promise);
-    return result;
 }
 
 /* ------------------------------------------------------------------ teardown */

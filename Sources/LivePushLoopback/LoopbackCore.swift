@@ -10,13 +10,12 @@ final class LoopbackCore: Sendable {
         /// Client channels by connection number (they get ``FaultRulesChanged``).
         var clientChannels: [Int: any Channel] = [:]
         var closeReasons: [Int: String] = [:]
-        var subscribers: [Int: AsyncStream<LoopbackEvent>.Continuation] = [:]
-        var nextSubscriberID = 1
         var started: NIODeadline = .now()
         var stopped = false
     }
 
     private let state: Locked<State>
+    private let events = EventSubscribers<LoopbackEvent>()
 
     init(rules: [FaultRule]) {
         state = Locked(State(rules: rules))
@@ -24,36 +23,11 @@ final class LoopbackCore: Sendable {
 
     // MARK: Events
 
-    func makeEventStream() -> AsyncStream<LoopbackEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LoopbackEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let id: Int? = state.withLock { s in
-            if s.stopped { return nil }
-            defer { s.nextSubscriberID += 1 }
-            s.subscribers[s.nextSubscriberID] = continuation
-            return s.nextSubscriberID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    func makeEventStream() -> AsyncStream<LoopbackEvent> { events.makeStream() }
 
-    func emit(_ event: LoopbackEvent) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for s in subscribers { s.yield(event) }
-    }
+    func emit(_ event: LoopbackEvent) { events.emit(event) }
 
-    func finishEvents() {
-        let subscribers = state.withLock { s in
-            defer { s.subscribers = [:] }
-            return Array(s.subscribers.values)
-        }
-        for s in subscribers { s.finish() }
-    }
+    func finishEvents() { events.finish() }
 
     // MARK: Rules
 

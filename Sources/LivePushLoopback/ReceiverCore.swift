@@ -11,7 +11,6 @@ final class ReceiverCore: Sendable {
     }
 
     struct State {
-        var subscribers: [Int: AsyncStream<ReceiverEvent>.Continuation] = [:]
         var nextID = 1
         var nextPublishID = 1
         var summaries: [PublishSummary] = []
@@ -39,6 +38,7 @@ final class ReceiverCore: Sendable {
     static let keptSummaries = 10_000
 
     private let state = Locked(State())
+    private let events = EventSubscribers<ReceiverEvent>()
     /// Sees every event (the ``FaultLoopback`` republishes them).
     private let observer: (@Sendable (ReceiverEvent) -> Void)?
 
@@ -48,29 +48,11 @@ final class ReceiverCore: Sendable {
 
     // MARK: Events
 
-    func makeEventStream() -> AsyncStream<ReceiverEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ReceiverEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let id: Int? = state.withLock { s in
-            if s.stopped { return nil }
-            let id = s.nextID
-            s.nextID += 1
-            s.subscribers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    func makeEventStream() -> AsyncStream<ReceiverEvent> { events.makeStream() }
 
     func emit(_ event: ReceiverEvent) {
         observer?(event)
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for s in subscribers { s.yield(event) }
+        events.emit(event)
     }
 
     // MARK: Publishes
@@ -263,14 +245,14 @@ final class ReceiverCore: Sendable {
 
     /// Fails remaining waiters and ends all event streams.
     func finishStop() {
-        let (waiters, subscribers) = state.withLock { s in
-            defer { s.waiters = [:]; s.subscribers = [:] }
-            return (Array(s.waiters.values), Array(s.subscribers.values))
+        let waiters = state.withLock { s in
+            defer { s.waiters = [:] }
+            return Array(s.waiters.values)
         }
         for w in waiters {
             w.timeoutTask?.cancel()
             w.continuation.resume(throwing: ReceiverError.stopped)
         }
-        for s in subscribers { s.finish() }
+        events.finish()
     }
 }

@@ -7,12 +7,11 @@ final class SRTRelayCore: Sendable {
         var rules: [SRTFaultRule]
         var sessionCount = 0
         var started: NIODeadline = .now()
-        var subscribers: [Int: AsyncStream<SRTRelayEvent>.Continuation] = [:]
-        var nextSubscriberID = 1
         var stopped = false
     }
 
     private let state: Locked<State>
+    private let events = EventSubscribers<SRTRelayEvent>()
 
     init(rules: [SRTFaultRule]) {
         state = Locked(State(rules: rules))
@@ -33,37 +32,12 @@ final class SRTRelayCore: Sendable {
         }
     }
 
-    func makeEventStream() -> AsyncStream<SRTRelayEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SRTRelayEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let id: Int? = state.withLock { s in
-            if s.stopped { return nil }
-            defer { s.nextSubscriberID += 1 }
-            s.subscribers[s.nextSubscriberID] = continuation
-            return s.nextSubscriberID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    func makeEventStream() -> AsyncStream<SRTRelayEvent> { events.makeStream() }
 
-    func emit(_ event: SRTRelayEvent) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for s in subscribers { s.yield(event) }
-    }
+    func emit(_ event: SRTRelayEvent) { events.emit(event) }
 
     /// Marks the relay stopped: no new sessions.
     func beginStop() { state.withLock { $0.stopped = true } }
 
-    func finishEvents() {
-        let subscribers = state.withLock { s in
-            defer { s.subscribers = [:] }
-            return Array(s.subscribers.values)
-        }
-        for s in subscribers { s.finish() }
-    }
+    func finishEvents() { events.finish() }
 }

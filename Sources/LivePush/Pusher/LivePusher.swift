@@ -187,7 +187,9 @@ public final class LivePusher: Sendable {
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
         let interactive = urls.contains(where: \.isWHIP)
         interactivePush.withLock { $0 = interactive }
-        for output in newSession.outputs where output.kind == .http || output.kind == .https { output.whipToken = config.whipToken }
+        if let token = config.whipToken {
+            for output in newSession.outputs where output.kind == .http || output.kind == .https { output.updateWHIPToken(token) }
+        }
         newSession.liveInputStats = liveInputStats
         do {
             try transition(.start)
