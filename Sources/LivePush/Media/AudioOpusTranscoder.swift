@@ -145,15 +145,7 @@ final class AudioOpusTranscoder {
         }
         if segment == nil { segment = (aac.pts, 0) }
 
-        av_packet_unref(packet)
-        let rc = av_new_packet(packet, Int32(aac.data.count))
-        guard rc >= 0 else { throw LivePushError(.outOfMemory, "av_new_packet: \(FF.describe(rc))") }
-        aac.data.withUnsafeBufferPointer { bytes in
-            if let base = bytes.baseAddress { packet.pointee.data.update(from: base, count: bytes.count) }
-        }
-        packet.pointee.pts = aac.pts
-        packet.pointee.dts = aac.dts
-        packet.pointee.duration = aac.duration
+        try FF.load(aac, into: packet)
         try decoder.send(packet)
         var decodedMicros: Int64 = 0
         while try decoder.receive() {

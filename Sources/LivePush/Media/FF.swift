@@ -51,6 +51,20 @@ enum FF {
         return (dts, pts, duration)
     }
 
+    /// Loads a coded frame into `packet` for a decoder: its bytes, times (µs) and keyframe mark.
+    static func load(_ media: MediaPacket, into packet: UnsafeMutablePointer<AVPacket>) throws(LivePushError) {
+        av_packet_unref(packet)
+        let rc = av_new_packet(packet, Int32(media.data.count))
+        guard rc >= 0 else { throw LivePushError(.outOfMemory, "av_new_packet: \(describe(rc))") }
+        media.data.withUnsafeBufferPointer { bytes in
+            if let base = bytes.baseAddress { packet.pointee.data.update(from: base, count: bytes.count) }
+        }
+        packet.pointee.pts = media.pts
+        packet.pointee.dts = media.dts
+        packet.pointee.duration = media.duration
+        if media.kind == .video && media.isKeyframe { packet.pointee.flags |= livepush_av_pkt_flag_key() }
+    }
+
     /// A demuxed packet as the copy processors read it: its bytes (nil when empty), its times in
     /// microseconds (``packetTimes(_:_:last:)``) and whether it is a keyframe.
     static func demuxedPacket(

@@ -47,16 +47,7 @@ final class VideoPacketDecoder {
 
     /// Decodes one coded frame; appends the pictures it completes.
     func decode(_ media: MediaPacket, into pictures: inout [VideoFrame]) throws(LivePushError) {
-        av_packet_unref(packet)
-        let rc = av_new_packet(packet, Int32(media.data.count))
-        guard rc >= 0 else { throw LivePushError(.outOfMemory, "av_new_packet: \(FF.describe(rc))") }
-        media.data.withUnsafeBufferPointer { bytes in
-            if let base = bytes.baseAddress { packet.pointee.data.update(from: base, count: bytes.count) }
-        }
-        packet.pointee.pts = media.pts
-        packet.pointee.dts = media.dts
-        packet.pointee.duration = media.duration
-        if media.isKeyframe { packet.pointee.flags |= livepush_av_pkt_flag_key() }
+        try FF.load(media, into: packet)
         try decoder.send(packet)
         try receive(into: &pictures)
     }
