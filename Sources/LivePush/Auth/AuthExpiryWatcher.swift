@@ -110,16 +110,19 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
         self.url = url
         authKey = AuthKeySigner.expiry(of: url, timestampMeaning: configuration.timestampMeaning)
             .map { Deadline(expiresAt: $0, lead: configuration.authKeyLeadTime) }
-        token = PushToken(url: url, parameter: configuration.tokenParameter)
-            .flatMap { configuration.tokenExpiry.expiry(of: $0.value) }
-            .map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
+        token = PushToken(url: url, parameter: configuration.tokenParameter).flatMap { tokenDeadline($0.value) }
+    }
+
+    /// A token's deadline, when ``Configuration/tokenExpiry`` can read its expiry.
+    private func tokenDeadline(_ value: String) -> Deadline? {
+        configuration.tokenExpiry.expiry(of: value).map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
     }
 
     /// Watches a bearer token (a WHIP output's) instead of the URL's: its expiry read by
     /// ``Configuration/tokenExpiry`` (a JWT's `exp` by default). Forgets what was reported of
     /// the previous token.
     public mutating func watch(bearerToken: String) {
-        token = configuration.tokenExpiry.expiry(of: bearerToken).map { Deadline(expiresAt: $0, lead: configuration.tokenLeadTime) }
+        token = tokenDeadline(bearerToken)
     }
 
     /// Like the `PushURL` variant; throws `invalidURL` (and keeps watching the old URL) when `url` is not a push URL.

@@ -37,10 +37,9 @@ protocol OutputConnection: AnyObject {
     /// Reads what the peer sent (acknowledgements, errors, a close); returns the bytes the peer
     /// acknowledged, modulo 2^32, when it said (RTMP), for the resend history.
     func serviceIncoming() throws(LivePushError) -> UInt32?
-    /// The transport's own figures, when it measures the link (SRT).
-    var linkStats: SRTLinkStats? { get }
-    /// A WebRTC link's figures since the last call (a quality change, keyframe requests).
-    func takeWebRTCLink() -> WebRTCLinkStats?
+    /// What the transport measured of the link since the last call, when it measures it (SRT's
+    /// counters, a WebRTC peer's reports); read after each ``serviceIncoming()``.
+    func takeLinkReport() -> LinkReport?
     /// Waits until the transport can take more, or `timeout` passes.
     func waitUntilWritable(timeout: Duration)
     /// Ends the connection; a graceful close tells the peer that the stream ended.
@@ -48,7 +47,11 @@ protocol OutputConnection: AnyObject {
 }
 
 extension OutputConnection {
-    /// The transport's own figures, when it measures the link (SRT).
-    var linkStats: SRTLinkStats? { nil }
-    func takeWebRTCLink() -> WebRTCLinkStats? { nil }
+    func takeLinkReport() -> LinkReport? { nil }
+}
+
+/// A link as its transport measured it, for the output's figures and network signals.
+enum LinkReport {
+    case srt(SRTLinkStats)
+    case webRTC(WebRTCLinkStats)
 }

@@ -98,8 +98,10 @@ struct OutputSetStateMachine: Sendable {
                 decision.forward.append(.finished)
             }
             decision.stop = givenUpOutputsToStop()
-        case .networkQuality, .keyframeRequested:
+        case .networkQuality:
             decision.forward.append(signal)
+        case .keyframeRequested:
+            break  // the session acts on it itself (a command to the producer); the pusher has nothing to say
         case .finished:
             states[id] = .finished
             if isOver { decision.forward.append(.finished) }

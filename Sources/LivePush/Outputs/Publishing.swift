@@ -160,11 +160,10 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
             return
         }
         lastServiced = (now, connection.bytesSent)
-        if let link = connection.linkStats { output.recordLink(link) }
         if let acknowledged = try connection.serviceIncoming() {
             resume.history.acknowledge(sequenceNumber: acknowledged)
         }
-        if let link = connection.takeWebRTCLink() { output.recordWebRTC(link) }
+        if let report = connection.takeLinkReport() { output.record(report) }
     }
 
     /// Ends the connection. A graceful close (FCUnpublish, deleteStream) is a few small writes,

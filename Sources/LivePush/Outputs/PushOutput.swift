@@ -296,9 +296,17 @@ final class PushOutput: @unchecked Sendable {
         }
     }
 
+    /// What the transport measured of the link, read by the connection at its service turns.
+    func record(_ report: LinkReport) {
+        switch report {
+        case .srt(let stats): recordSRT(stats)
+        case .webRTC(let stats): recordWebRTC(stats)
+        }
+    }
+
     /// A WebRTC output's link as its peer reports it: a change of quality is signalled (and moves
     /// `networkPoor`: poor, bad or down is congestion), and so is a keyframe request.
-    func recordWebRTC(_ stats: WebRTCLinkStats) {
+    private func recordWebRTC(_ stats: WebRTCLinkStats) {
         var signals: [Signal] = []
         lock.withLock {
             webRTCLink = stats
@@ -315,8 +323,8 @@ final class PushOutput: @unchecked Sendable {
         for signal in signals { self.signal(signal) }
     }
 
-    /// The transport's figures, read by the connection at its service turns (SRT).
-    func recordLink(_ stats: SRTLinkStats) {
+    /// SRT's counters: its unacknowledged span counts toward the congestion backlog.
+    private func recordSRT(_ stats: SRTLinkStats) {
         let change = lock.withLock {
             link = stats
             return updateCongestion()
@@ -334,7 +342,7 @@ final class PushOutput: @unchecked Sendable {
             OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
                         videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                         droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
-                        kind: url.isWHIP ? "whip" : url.scheme.rawValue, srt: link, webrtc: webRTCLink)
+                        kind: kind.isWHIP ? "whip" : kind.rawValue, srt: link, webrtc: webRTCLink)
         }
     }
 

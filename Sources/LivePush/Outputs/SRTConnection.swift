@@ -133,7 +133,7 @@ final class SRTConnection: OutputConnection {
         return nil
     }
 
-    var linkStats: SRTLinkStats? { session.linkStats }
+    func takeLinkReport() -> LinkReport? { session.linkStats.map(LinkReport.srt) }
 
     func waitUntilWritable(timeout: Duration) {
         // SRT has no descriptor to poll for room here: a short sleep, bounded by the caller.

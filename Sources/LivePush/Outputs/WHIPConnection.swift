@@ -93,12 +93,12 @@ final class WHIPConnection: OutputConnection {
     }
 
     /// The link's figures; a change of quality is reported once.
-    func takeWebRTCLink() -> WebRTCLinkStats? {
+    func takeLinkReport() -> LinkReport? {
         defer {
             link.qualityChanged = false
             link.keyframeRequests = 0
         }
-        return link
+        return .webRTC(link)
     }
 
     func waitUntilWritable(timeout: Duration) {}

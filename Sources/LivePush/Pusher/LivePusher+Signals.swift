@@ -49,7 +49,7 @@ extension LivePusher {
         case .networkQuality(let quality):
             emit(.networkQualityChanged(quality))
         case .keyframeRequested:
-            break
+            break  // never forwarded: the session asks the producer for a keyframe
         }
         if isInteractive, let status = Self.connectionStatus(after: signal) { emit(.connectionStatusChanged(status)) }
     }

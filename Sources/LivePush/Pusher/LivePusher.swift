@@ -188,7 +188,7 @@ public final class LivePusher: Sendable {
         let interactive = urls.contains(where: \.isWHIP)
         interactivePush.withLock { $0 = interactive }
         if let token = config.whipToken {
-            for output in newSession.outputs where output.kind == .http || output.kind == .https { output.updateWHIPToken(token) }
+            for output in newSession.outputs where output.kind.isWHIP { output.updateWHIPToken(token) }
         }
         newSession.liveInputStats = liveInputStats
         do {
@@ -280,7 +280,7 @@ public final class LivePusher: Sendable {
         if isInteractive {
             guard !token.isEmpty else { throw LivePushError(.tokenInvalid, "an empty token") }
             authWatcher.withLock { $0.watch(bearerToken: token) }
-            for output in session.withLock({ $0 })?.outputs ?? [] where output.kind == .http || output.kind == .https {
+            for output in session.withLock({ $0 })?.outputs ?? [] where output.kind.isWHIP {
                 output.updateWHIPToken(token)
             }
             return

@@ -18,6 +18,9 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
         case http
         /// WHIP over HTTPS.
         case https
+
+        /// Whether the scheme names a WHIP endpoint (`http`, `https`).
+        public var isWHIP: Bool { self == .http || self == .https }
     }
 
     /// The URL's scheme.
@@ -125,7 +128,7 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
     }
 
     /// Whether this is a WHIP endpoint (`http://` or `https://`).
-    public var isWHIP: Bool { scheme == .http || scheme == .https }
+    public var isWHIP: Bool { scheme.isWHIP }
 
     /// The SRT options of an `srt://` URL (nil for RTMP); validated when the URL was.
     public var srtOptions: SRTURLOptions? {

@@ -151,11 +151,7 @@ final class SRTSession {
     }
 
     /// Milliseconds of media SRT holds unacknowledged.
-    var unacknowledgedMs: Int {
-        var perf = SRT_TRACEBSTATS()
-        guard srt_bstats(socket, &perf, 0) == 0 else { return 0 }
-        return Int(perf.msSndBuf)
-    }
+    var unacknowledgedMs: Int { linkStats?.sendBufferMs ?? 0 }
 
     /// Ends the connection. A graceful close first lets SRT deliver what it holds (at most
     /// `lingering`), then waits the peer's latency: SRT has no "end of stream" message, and a

@@ -5,6 +5,10 @@ import Synchronization
 /// the CWebRTC shim: the only type that holds its pointer. ICE, DTLS-SRTP, RTP and RTCP are
 /// webrtcbin's and libnice's; this type offers, takes the answer, feeds frames and reads what
 /// the peer reports. Not for concurrent use, but for its state, which GStreamer's threads set.
+///
+/// `@unchecked Sendable` because it wraps a C handle: the handle is used by one thread at a time
+/// (the connection worker while connecting, then the output's send loop), and what GStreamer's
+/// threads report goes into `state` and `changed`, which lock themselves.
 final class WebRTCPeer: @unchecked Sendable {
     /// webrtcbin's numbering (GstWebRTCICEConnectionState, GstWebRTCPeerConnectionState,
     /// GstWebRTCDTLSTransportState).
