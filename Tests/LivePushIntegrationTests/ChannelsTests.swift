@@ -30,6 +30,24 @@ final class ChannelsTests: NginxTestCase {
                 String(decoding: data, as: UTF8.self))
     }
 
+    /// Polls a channel's `entry` (every 20 ms, bounded) until the entries seen end with `sequence`;
+    /// every change it saw, in order.
+    private static func entriesOnAir(_ url: String, token: String, until sequence: [String], timeout: Duration) async -> [String] {
+        var request = URLRequest(url: URL(string: url)!)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        var entries: [String] = []
+        let deadline = ContinuousClock.now + timeout
+        while !entries.reversed().starts(with: sequence.reversed()), ContinuousClock.now < deadline {
+            if let data = try? await URLSession.shared.data(for: request).0,
+               let entry = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["entry"] as? String,
+               entry != entries.last {
+                entries.append(entry)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return entries
+    }
+
     /// Waits (bounded) until nginx records `stream` and has more than `bytes` of it.
     private func awaitPublishing(_ stream: String, bytes: Int = 20_000, timeout: Duration = .seconds(20)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -92,7 +110,11 @@ final class ChannelsTests: NginxTestCase {
         let pPublishes = await awaitPublishing("p-b")
         XCTAssertTrue(pPublishes)
 
-        // Schedule-now on the playout channel: Y plays at once on both of its outputs.
+        // Schedule-now on the playout channel: Y plays at once on both of its outputs. The API
+        // is watched from before the request, beside the checks that follow: Y is on air for a
+        // second of media, and on a busy machine those checks (a Python parser) take longer.
+        let channelURL = base + "/channels/p", bearer = token
+        let watched = Task { await Self.entriesOnAir(channelURL, token: bearer, until: ["now", "a"], timeout: .seconds(40)) }
         let now = try await request(base + "/channels/p/schedule-now", method: "POST",
                                     body: #"{"id": "now", "source": "Y.mp4", "in": 0, "out": 1}"#, token: token)
         XCTAssertEqual(now.status, 202, now.text)
@@ -116,13 +138,7 @@ final class ChannelsTests: NginxTestCase {
         XCTAssertFalse(metrics.text.contains(token))
 
         // Y played to its end (the channel is back on "a").
-        var entries: [String] = []
-        let deadline = ContinuousClock.now + .seconds(20)
-        while entries.last != "a" || !entries.contains("now"), ContinuousClock.now < deadline {
-            let channel = try await request(base + "/channels/p", token: token)
-            if let entry = (channel.json as? [String: Any])?["entry"] as? String, entry != entries.last { entries.append(entry) }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let entries = await watched.value
         XCTAssertEqual(entries.suffix(2), ["now", "a"], "the API shows the entry on air\n\(cli.standardError)")
 
         // Remove the playout channel's second output: nginx sees that stream end, the first goes on.

@@ -57,6 +57,30 @@ final class RunningCLI: @unchecked Sendable {
         return nil
     }
 
+    /// The first `--json` event (already printed or to come) named `name` whose fields match,
+    /// or nil after `timeout`: how a test awaits a state (so many frames sent, an output up)
+    /// instead of assuming the pace a busy machine may not keep.
+    func awaitEvent(_ name: String, timeout: Duration = .seconds(20),
+                    where predicate: ([String: Any]) -> Bool = { _ in true }) async -> [String: Any]? {
+        var found: [String: Any]?
+        _ = await awaitLine(timeout: timeout) { line in
+            guard line.contains("\"\(name)\""),
+                  let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  event["event"] as? String == name, predicate(event) else { return false }
+            found = event
+            return true
+        }
+        return found
+    }
+
+    /// The first `stats` event whose push has sent at least `frames` pictures (`--json`, with a
+    /// short `--stats-interval`), or nil after `timeout`.
+    func awaitVideoFramesSent(_ frames: Int, timeout: Duration = .seconds(60)) async -> [String: Any]? {
+        await awaitEvent("stats", timeout: timeout) { event in
+            ((event["stats"] as? [String: Any])?["videoFramesSent"] as? Int ?? 0) >= frames
+        }
+    }
+
     var processIdentifier: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 

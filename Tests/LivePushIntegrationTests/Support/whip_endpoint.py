@@ -24,6 +24,7 @@ parser.add_argument("--relay", action="store_true",
 parser.add_argument("--loss", default="", help="with --relay: FROM:TO:PERCENT, seconds after the POST, e.g. 4:10:30")
 args = parser.parse_args()
 sessions = {}
+pending = set()
 
 
 def say(*parts):
@@ -143,17 +144,41 @@ async def relay_answer(answer, started):
     return "\r\n".join(kept) + "\r\n", relay
 
 
-async def delete_resource(request):
-    session = sessions.pop(request.match_info["rid"], None)
-    if not session:
-        return web.Response(status=404)
+async def drained(session, quiet=1.0, limit=20.0):
+    """Waits until the recorder has taken every frame that arrived: no new frame for `quiet`
+    seconds (at most `limit`). Decoding and re-encoding run in this process, behind the network;
+    on a busy machine they lag, and stopping the recorder at once would count the endpoint's
+    own slowness as frames the publisher never sent."""
+    started = time.monotonic()
+    last, still = -1, time.monotonic()
+    while time.monotonic() - started < limit:
+        count = sum(track.frames for track in session["tracks"])
+        if count != last:
+            last, still = count, time.monotonic()
+        elif time.monotonic() - still >= quiet:
+            return
+        await asyncio.sleep(0.05)
+
+
+async def finish(rid, session):
+    await drained(session)
     await session["recorder"].stop()
     await session["pc"].close()
     summary = {track.kind: track.frames for track in session["tracks"]}
-    summary["recording"] = f"{args.out}-{request.match_info['rid']}.mkv"
+    summary["recording"] = f"{args.out}-{rid}.mkv"
     if session.get("relay"):
         summary["relayed"], summary["dropped"] = session["relay"].forwarded, session["relay"].dropped
     say("SUMMARY", json.dumps(summary))
+
+
+async def delete_resource(request):
+    rid = request.match_info["rid"]
+    session = sessions.pop(rid, None)
+    if not session:
+        return web.Response(status=404)
+    # Answered at once (a publisher's DELETE should not wait on this endpoint's decoding); the
+    # SUMMARY line follows once the recorder has drained.
+    pending.add(asyncio.ensure_future(finish(rid, session)))
     return web.Response(status=200)
 
 
