@@ -83,15 +83,17 @@ final class AuthRefreshTests: XCTestCase {
         let signer = AuthKeySigner(privateKey: privateKey)
         let realNow = SystemWallClock().now
         let clock = ManualWallClock(now: realNow)
-        let url = try signer.sign(nginx.url(stream: "expires"), expiresAt: realNow + 2)
+        // Long enough for the first publish to be checked before it on a busy machine.
+        let expiry = realNow + 6
+        let url = try signer.sign(nginx.url(stream: "expires"), expiresAt: expiry)
         let pusher = LivePusher(config: config(clock: clock))
         let events = EventLog(pusher.events())
         try pusher.start(file: TestMedia.path(.h264AAC), url: url)
         defer { try? pusher.stop() }
         try await events.await("first frame") { $0.name == "firstFramePushed" }
-        // Let the server's clock pass the expiry (the scenario, not a synchronisation).
-        try await Task.sleep(for: .seconds(3))
-        clock.set(realNow + 3)
+        // The server checks with the real clock: wait until it has passed the expiry.
+        while SystemWallClock().now <= expiry + 1 { try await Task.sleep(for: .milliseconds(100)) }
+        clock.set(expiry + 1)
         try pusher.reconnect()
         try await events.await("reconnectFailed") { $0.name == "reconnectFailed" }
         try await events.await("sdkError") { $0.name == "sdkError" }

@@ -113,8 +113,9 @@ final class ChannelsTests: NginxTestCase {
         // Schedule-now on the playout channel: Y plays at once on both of its outputs. The API
         // is watched from before the request, beside the checks that follow: Y is on air for a
         // second of media, and on a busy machine those checks (a Python parser) take longer.
-        let channelURL = base + "/channels/p", bearer = token
-        let watched = Task { await Self.entriesOnAir(channelURL, token: bearer, until: ["now", "a"], timeout: .seconds(40)) }
+        let channelURL = base + "/channels/p"
+        let bearer = token
+        let watched = Task { await ChannelsTests.entriesOnAir(channelURL, token: bearer, until: ["now", "a"], timeout: .seconds(40)) }
         let now = try await request(base + "/channels/p/schedule-now", method: "POST",
                                     body: #"{"id": "now", "source": "Y.mp4", "in": 0, "out": 1}"#, token: token)
         XCTAssertEqual(now.status, 202, now.text)

@@ -17,7 +17,7 @@ final class DocsTests: XCTestCase {
         #    ... or to your own server:  .build/release/livepush push Media/sample-h264-aac.mp4 rtmp://HOST/app/stream
 
         # 2. Run the tests (unit tests, real pushes to nginx-rtmp, SRT, WebRTC and the embedded receiver, checked by
-        #    decoding what arrived; then the API documentation, warnings as errors):
+        #    decoding what arrived; then the API documentation, warnings as errors; the last line is `N passed, N failed`):
         bash scripts/test.sh
         ```
         """

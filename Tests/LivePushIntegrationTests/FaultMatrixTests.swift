@@ -100,8 +100,9 @@ final class FaultMatrixTests: XCTestCase {
         let loopback = try startLoopback(specs)
         var config = config(fast: fast, loops: fast ? .times(passes) : .once)
         config.socketSendBufferBytes = 32 * 1024
+        // A hang guard: 60 --fast passes go through the debug loopback as fast as the machine allows.
         let run = try await PushHelpers.push(file: TestMedia.path(.h264AAC), url: url(loopback, "r"),
-                                             config: config, timeout: .seconds(30))
+                                             config: config, timeout: .seconds(90))
         XCTAssertNil(run.error, "\(specs)", line: line)
         let expected = expected ?? ["pushStarted", "firstFramePushed", "connectionLost", "reconnectStarted",
                                     "reconnectSucceeded", "stopped"]
@@ -130,8 +131,11 @@ final class FaultMatrixTests: XCTestCase {
             // *sent*; what was still in flight (our send buffer and the server's receive buffer,
             // seconds of media at full speed) never arrived, so the server sees a gap of that
             // size while no frame is lost (testFastPushLosesNoFrameAcrossAReset counts them).
-            if !fast {
-                XCTAssertLessThan(firstAfter - lastBefore, 3000, "no gap larger than the outage", line: line)
+            // The outage is what the push saw, from the loss to the reconnect (a busy machine
+            // takes longer to reconnect); the output resumes at the next keyframe (1 s GOP).
+            if !fast, let lost = run.time(of: "connectionLost"), let back = run.time(of: "reconnectSucceeded") {
+                let outageMs = Int((back - lost) / .milliseconds(1))
+                XCTAssertLessThan(firstAfter - lastBefore, outageMs + 1000 + 500, "no gap larger than the outage", line: line)
             }
         }
         try FFProbe.run(try XCTUnwrap(after.recordingPath)).assertWellFormed(line: line)
@@ -251,7 +255,8 @@ final class FaultMatrixTests: XCTestCase {
         let events = EventLog(pusher.events())
         try pusher.start(file: TestMedia.path(.h264AAC), url: url(loopback, "throttle"))
         defer { try? pusher.stop() }
-        try await events.await("networkPoor") { $0.name == "networkPoor" }
+        // A hang guard (AdaptiveBitrateTests measured over 20 s once in CI), not a measurement.
+        try await events.await("networkPoor", timeout: .seconds(45)) { $0.name == "networkPoor" }
         // The link gets fast again (a generous throttle rather than none keeps the rate logic in play).
         loopback.setFaults([try FaultSpec.parse("throttle=10m")])
         do {

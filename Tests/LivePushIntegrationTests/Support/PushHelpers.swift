@@ -5,9 +5,16 @@ import XCTest
 /// Runs a push to completion with an upper bound on its duration, collecting every event.
 struct PushRun: Sendable {
     var events: [PushEvent]
+    /// When each of `events` came, since the push started (the same order).
+    var eventTimes: [Duration] = []
     var error: LivePushError?
     var stats: PushStats
     var elapsed: Duration
+
+    /// When the first event named `name` came, since the push started.
+    func time(of name: String) -> Duration? {
+        events.firstIndex { $0.name == name }.flatMap { eventTimes.indices.contains($0) ? eventTimes[$0] : nil }
+    }
 
     var eventNames: [String] { events.filter { if case .stateChanged = $0 { false } else { true } }.map(\.name) }
 }
@@ -29,10 +36,10 @@ enum PushHelpers {
         _ pusher: LivePusher, _ events: AsyncStream<PushEvent>, start: ContinuousClock.Instant, timeout: Duration,
         whilePushing: (@Sendable (LivePusher) async throws -> Void)? = nil
     ) async throws -> PushRun {
-        let collected = try await withThrowingTaskGroup(of: [PushEvent]?.self) { group in
+        let collected = try await withThrowingTaskGroup(of: [(PushEvent, Duration)]?.self) { group in
             group.addTask {
-                var all: [PushEvent] = []
-                for await event in events { all.append(event) }
+                var all: [(PushEvent, Duration)] = []
+                for await event in events { all.append((event, ContinuousClock.now - start)) }
                 return all
             }
             group.addTask {
@@ -57,8 +64,9 @@ enum PushHelpers {
         var error: LivePushError?
         if case .failed(let e) = pusher.state { error = e }
         var stats = PushStats()
-        for case .stopped(let s) in collected { stats = s }
-        return PushRun(events: collected, error: error, stats: stats, elapsed: ContinuousClock.now - start)
+        for case .stopped(let s) in collected.map(\.0) { stats = s }
+        return PushRun(events: collected.map(\.0), eventTimes: collected.map(\.1), error: error, stats: stats,
+                       elapsed: ContinuousClock.now - start)
     }
 
     static func fastConfig() -> PushConfig {
