@@ -34,7 +34,7 @@ public enum Redaction {
 
     /// Masks a URL string's user-info, every query (and fragment) value but the
     /// ``harmlessParameters``, and any path segment holding an `@`. The string is parsed as a
-    /// URL (``URLParts``), so an `@` in the query or the fragment is no user-info; what does not
+    /// URL (`URLParts`), so an `@` in the query or the fragment is no user-info; what does not
     /// parse as a host is masked too.
     public static func redactURL(_ url: String) -> String {
         redact(url, maskingStreamName: false)
