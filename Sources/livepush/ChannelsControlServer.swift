@@ -215,7 +215,7 @@ struct ChannelsControlServer {
         let source: JSONValue = switch channel.spec.source {
         case .file(let path, _): .object([("input", .string(path))])
         case .playout(let path): .object([("playout", .string(path))])
-        case .live(let url): .object([("input", .string(Redaction.redactStreamKey(Redaction.redactURL(url))))])
+        case .live(let url): .object([("input", .string(Redaction.redactStreamKey(url)))])
         }
         let nextAttemptIn: JSONValue = channel.nextAttemptIn.map { .double(Double($0.nanosecondsValue) / 1e9) } ?? .null
         return .object([

@@ -58,8 +58,15 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("send-timeout"), help: "Milliseconds a write may block before the connection counts as lost.")
     var sendTimeout = 3000
 
-    @Option(name: .customLong("auth-key"), help: "Private key: sign the URL (auth_key) and re-sign it before it expires.")
+    @Option(name: .customLong("auth-key"), help: ArgumentHelp(
+        "Private key: sign the URL (auth_key) and re-sign it before it expires. Visible in the process list: prefer --auth-key-file or the LIVEPUSH_AUTH_KEY environment variable.",
+        valueName: "KEY"))
     var authKey: String?
+
+    @Option(name: .customLong("auth-key-file"), help: ArgumentHelp(
+        "Read the --auth-key private key from this file (its trailing newline is dropped); default: the LIVEPUSH_AUTH_KEY environment variable. Sources that differ are refused.",
+        valueName: "PATH"))
+    var authKeyFile: String?
 
     @Option(name: .customLong("whip-token"), help: ArgumentHelp(
         "The bearer token of the WHIP (http(s)://) outputs; default: the LIVEPUSH_WHIP_TOKEN environment variable. Never printed.",
@@ -118,12 +125,22 @@ struct PushCommand: AsyncParsableCommand {
         if case .times(let n) = loop.value, n < 1 { throw ValidationError("--loop must be at least 1 or 'forever'") }
         if file == "-" && loop.value != .once { throw ValidationError("--loop cannot be used with standard input (-): it can be read only once") }
         if retryCount.value != ReconnectPolicy.forever && !(0...100).contains(retryCount.value) { throw ValidationError("--retry-count must be between 0 and 100") }
-        if authTTL <= 60 && authKey != nil { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
+        if authTTL <= 60 && authKeySources.isSet { throw ValidationError("--auth-ttl must exceed the 60 s refresh lead time") }
         if !(staleGrace >= 0 && staleGrace <= 86_400) { throw ValidationError("--stale-grace must be between 0 and 86400 seconds") }
         if retryInterval < 0 || sendTimeout <= 0 { throw ValidationError("--retry-interval and --send-timeout must be positive") }
     }
 
+    /// `--auth-key`, `--auth-key-file` and `LIVEPUSH_AUTH_KEY`.
+    private var authKeySources: PushAuthKeySources {
+        PushAuthKeySources(option: authKey, file: authKeyFile,
+                           environment: ProcessInfo.processInfo.environment[PushAuthKeySources.environmentVariable])
+    }
+
     func run() async throws {
+        let privateKey = try authKeySources.key()
+        if authKey != nil {
+            Console.error("livepush: warning: --auth-key is visible to every user in the process list; use --auth-key-file or \(PushAuthKeySources.environmentVariable)\n")
+        }
         var config = PushConfig()
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.looping = loop.value
@@ -176,7 +193,7 @@ struct PushCommand: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-        let signer = authKey.map { AuthKeySigner(privateKey: $0) }
+        let signer = privateKey.map { AuthKeySigner(privateKey: $0) }
         do {
             let signed = try targets.map { target throws(LivePushError) in
                 try signer?.sign(target, validFor: .seconds(authTTL)) ?? target

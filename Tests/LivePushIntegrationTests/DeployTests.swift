@@ -78,6 +78,148 @@ final class DeployTests: XCTestCase {
         XCTAssertEqual(ids.count, Set(ids).count, "a channel belongs to one shard")
     }
 
+    /// The pod runs unprivileged on a read-only root file system and writes only its recordings
+    /// volume (inside the shards' media root), and a NetworkPolicy admits only Prometheus from a
+    /// labelled monitoring namespace to the control port.
+    func testTheKubernetesPodIsLockedDownAndOnlyMonitoringMayReachIt() throws {
+        let python = try PythonTools.python(with: ["kubernetes_validate"])  // brings PyYAML
+        let script = """
+        import json, sys, yaml
+        all_docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+        sts = next(d for d in all_docs if d["kind"] == "StatefulSet")
+        pod = sts["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        print(json.dumps({
+            "pod": pod.get("securityContext", {}),
+            "container": container.get("securityContext", {}),
+            "automountToken": pod.get("automountServiceAccountToken", True),
+            "mounts": {m["name"]: {"path": m["mountPath"], "readOnly": m.get("readOnly", False)} for m in container["volumeMounts"]},
+            "volumes": {v["name"]: sorted(k for k in v if k != "name") for v in pod.get("volumes", [])},
+            "claimTemplates": [t["metadata"]["name"] for t in sts["spec"].get("volumeClaimTemplates", [])],
+            "podLabels": sts["spec"]["template"]["metadata"]["labels"],
+            "policies": [d for d in all_docs if d["kind"] == "NetworkPolicy"],
+            "records": [c["record"] for d in all_docs if d["kind"] == "ConfigMap" for text in d["data"].values()
+                        for c in json.loads(text)["channels"] if "record" in c],
+            "mediaRoots": sorted({json.loads(text)["mediaRoot"] for d in all_docs if d["kind"] == "ConfigMap" for text in d["data"].values()}),
+        }))
+        """
+        let run = try ProcessRunner.run(python, ["-c", script, manifest], timeout: 60)
+        XCTAssertTrue(run.succeeded, run.summary)
+        let facts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.stdoutString.utf8)) as? [String: Any])
+
+        let pod = try XCTUnwrap(facts["pod"] as? [String: Any])
+        let container = try XCTUnwrap(facts["container"] as? [String: Any])
+        XCTAssertEqual(pod["runAsNonRoot"] as? Bool, true)
+        XCTAssertGreaterThan(pod["runAsUser"] as? Int ?? 0, 0, "a non-root uid the runtime can check")
+        XCTAssertNotNil(pod["fsGroup"], "the recordings volume is writable by the pod's group")
+        XCTAssertEqual((pod["seccompProfile"] as? [String: Any])?["type"] as? String, "RuntimeDefault")
+        XCTAssertEqual(container["runAsNonRoot"] as? Bool, true)
+        XCTAssertEqual(container["allowPrivilegeEscalation"] as? Bool, false)
+        XCTAssertEqual(container["readOnlyRootFilesystem"] as? Bool, true)
+        XCTAssertNotEqual(container["privileged"] as? Bool, true)
+        XCTAssertEqual((container["capabilities"] as? [String: Any])?["drop"] as? [String], ["ALL"])
+        XCTAssertNil((container["capabilities"] as? [String: Any])?["add"], "no capability is added back")
+        XCTAssertEqual((container["seccompProfile"] as? [String: Any])?["type"] as? String, "RuntimeDefault")
+        XCTAssertEqual(facts["automountToken"] as? Bool, false, "it talks to no Kubernetes API")
+
+        // Writable: the recordings volume (each replica's own claim) and /tmp; the media read-only.
+        let mounts = try XCTUnwrap(facts["mounts"] as? [String: [String: Any]])
+        let recordings = try XCTUnwrap(mounts["recordings"], "a recordings volume is mounted")
+        XCTAssertEqual(recordings["readOnly"] as? Bool, false)
+        XCTAssertEqual(facts["claimTemplates"] as? [String], ["recordings"])
+        XCTAssertEqual(mounts["media"]?["readOnly"] as? Bool, true)
+        XCTAssertEqual(mounts["tmp"]?["path"] as? String, "/tmp")
+        XCTAssertEqual((facts["volumes"] as? [String: [String]])?["tmp"], ["emptyDir"])
+        let recordingsPath = try XCTUnwrap(recordings["path"] as? String)
+        let writable = mounts.values.filter { $0["readOnly"] as? Bool != true }.compactMap { $0["path"] as? String }
+        XCTAssertEqual(Set(writable), [recordingsPath, "/tmp"], "nothing else is writable")
+        for root in try XCTUnwrap(facts["mediaRoots"] as? [String]) {
+            XCTAssertTrue(recordingsPath.hasPrefix(root + "/"), "the recordings (\(recordingsPath)) lie in the media root \(root)")
+        }
+        let records = try XCTUnwrap(facts["records"] as? [String])
+        XCTAssertFalse(records.isEmpty, "a shard shows a recording")
+        for record in records { XCTAssertTrue(record.hasPrefix(recordingsPath + "/"), "\(record) is on the recordings volume") }
+
+        // The NetworkPolicy: this pod, ingress only to the control port, only from monitoring.
+        let policies = try XCTUnwrap(facts["policies"] as? [[String: Any]])
+        XCTAssertEqual(policies.count, 1)
+        let spec = try XCTUnwrap(policies.first?["spec"] as? [String: Any])
+        let selected = (spec["podSelector"] as? [String: Any])?["matchLabels"] as? [String: String] ?? [:]
+        let podLabels = try XCTUnwrap(facts["podLabels"] as? [String: String])
+        XCTAssertFalse(selected.isEmpty)
+        XCTAssertTrue(selected.allSatisfy { podLabels[$0.key] == $0.value }, "the policy selects the channels' pods")
+        XCTAssertEqual(Set(spec["policyTypes"] as? [String] ?? []), ["Ingress", "Egress"])
+        let ingress = try XCTUnwrap(spec["ingress"] as? [[String: Any]])
+        XCTAssertEqual(ingress.count, 1)
+        let ports = try XCTUnwrap(ingress.first?["ports"] as? [[String: Any]])
+        XCTAssertEqual(ports.map { "\($0["protocol"] ?? "")/\($0["port"] ?? "")" }, ["TCP/8089"], "only the control port")
+        let sources = try XCTUnwrap(ingress.first?["from"] as? [[String: Any]])
+        XCTAssertFalse(sources.isEmpty, "an empty from would admit everyone")
+        for source in sources {
+            XCTAssertNil(source["ipBlock"])
+            let namespace = (source["namespaceSelector"] as? [String: Any])?["matchLabels"] as? [String: String] ?? [:]
+            let pods = (source["podSelector"] as? [String: Any])?["matchLabels"] as? [String: String] ?? [:]
+            XCTAssertFalse(namespace.isEmpty, "only a labelled monitoring namespace: \(source)")
+            XCTAssertFalse(pods.isEmpty, "only its monitoring pods: \(source)")
+        }
+    }
+
+    /// The hardening that `testTheSystemdUnitIsSandboxed` looks for, as `Key=value` lines.
+    private static let hardening: [String: String] = [
+        "NoNewPrivileges": "yes", "ProtectSystem": "strict", "PrivateDevices": "yes", "PrivateTmp": "yes", "ProtectHome": "yes",
+        "RestrictAddressFamilies": "AF_INET AF_INET6 AF_UNIX", "SystemCallArchitectures": "native", "CapabilityBoundingSet": "",
+        "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes", "ProtectKernelLogs": "yes", "ProtectControlGroups": "yes",
+        "RestrictNamespaces": "yes", "LockPersonality": "yes", "MemoryDenyWriteExecute": "yes", "RestrictRealtime": "yes",
+        "RestrictSUIDSGID": "yes", "UMask": "0027",
+    ]
+
+    /// The highest `systemd-analyze security` exposure the unit may score (it scored 8.4 "EXPOSED"
+    /// before it was sandboxed; see docs/operators-guide.md).
+    private static let exposureThreshold = 1.5
+
+    /// The unit's sandbox, read from its text, and its exposure as `systemd-analyze security
+    /// --offline=yes` scores it; a copy without the sandbox scores above the threshold.
+    func testTheSystemdUnitIsSandboxed() throws {
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        var settings: [String: [String]] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            settings[String(line[..<eq]).trimmingCharacters(in: .whitespaces), default: []].append(String(line[line.index(after: eq)...]))
+        }
+        for (key, value) in Self.hardening { XCTAssertEqual(settings[key], [value], key) }
+        XCTAssertTrue(settings["ReadWritePaths"]?.contains { $0.hasSuffix("/recordings") } ?? false,
+                      "ProtectSystem=strict leaves a place to record: \(settings["ReadWritePaths"] ?? [])")
+        XCTAssertNotNil(settings["MemoryMax"])
+        XCTAssertEqual(settings["SystemCallFilter"]?.first, "@system-service")
+        XCTAssertNotEqual(settings["User"]?.first ?? "root", "root")
+
+        guard let analyze = ProcessRunner.which("systemd-analyze") else {
+            throw XCTSkip("systemd-analyze is not installed: the unit's settings were checked, its exposure score was not")
+        }
+        let dir = try TestMedia.makeTemporaryDirectory(prefix: "systemd-security")
+        defer { TestMedia.removeTemporaryDirectory(dir) }
+        func exposure(of unitText: String, name: String) throws -> Double {
+            // An instance's name: a template itself is not analysed.
+            let path = dir.appendingPathComponent("livepush-channels@\(name).service").path
+            try unitText.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try ProcessRunner.run(analyze, ["security", "--offline=yes", "--no-pager", path], timeout: 60)
+            let output = result.stdoutString + result.stderrString
+            let line = try XCTUnwrap(output.split(separator: "\n").last { $0.contains("Overall exposure level") }, output)
+            let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+            return try XCTUnwrap(score, String(line))
+        }
+        let score = try exposure(of: text, name: "shard-0")
+        print("DeployTests: systemd-analyze security exposure \(score)")
+        XCTAssertLessThanOrEqual(score, Self.exposureThreshold)
+        // Without the sandbox (only what the unit had before it): far above.
+        let keys = Set(Self.hardening.keys).union(["ReadWritePaths", "MemoryMax", "MemoryHigh", "SystemCallFilter", "SystemCallErrorNumber",
+                                                   "User", "Group", "AmbientCapabilities", "ProtectProc", "ProcSubset", "RemoveIPC",
+                                                   "ProtectClock", "ProtectHostname", "PrivateUsers", "KeyringMode", "PrivateMounts"])
+        let bare = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { line in !keys.contains(String(line.prefix { $0 != "=" })) }.joined(separator: "\n")
+        XCTAssertGreaterThan(try exposure(of: bare, name: "bare"), 5, "the score measures the sandbox")
+    }
+
     func testTheSystemdTemplateUnitVerifies() throws {
         guard let analyze = ProcessRunner.which("systemd-analyze") else { throw XCTSkip("systemd-analyze is not installed") }
         let dir = try TestMedia.makeTemporaryDirectory(prefix: "systemd")

@@ -11,8 +11,13 @@ public enum Redaction {
     public static let harmlessParameters: Set<String> = [
         "vhost", "txtime", "wstime", "expire", "expires", "domain",
         "mode", "latency", "rcvlatency", "peerlatency", "pbkeylen", "connect_timeout", "transtype", "payload_size",
-        "pkt_size", "maxbw", "oheadbw", "inputbw", "tlpktdrop",
+        "pkt_size", "maxbw", "oheadbw", "inputbw", "tlpktdrop", "transport",
     ]
+
+    /// Query parameters whose values are masked whole, not cut to a prefix: passwords (4
+    /// characters of one are too much to show). Compared without case; a name with a percent escape
+    /// (`pass%70hrase`) is no plain name, and its item is masked whole.
+    public static let passwordParameters: Set<String> = ["passphrase", "password", "passwd", "pass", "pwd"]
 
     /// Keeps the first 4 characters of a secret value and masks the rest.
     public static func mask(_ value: some StringProtocol) -> String {
@@ -20,38 +25,80 @@ public enum Redaction {
     }
 
     /// ``redactURL(_:)``, and the stream name too (an RTMP stream key: `rtmp://host/app/abcd****`):
-    /// what the channels API and its logs show of an output.
+    /// what events, errors, the channels API and logs show of an output or a live input.
+    /// The stream name is the path's last segment when another comes before it (or when the
+    /// string has neither scheme nor host: a key pasted alone).
     public static func redactStreamKey(_ url: String) -> String {
-        let redacted = redactURL(url)
-        // The query starts after the scheme: a "?" before it (a string that is no URL) must not
-        // end the name before it begins.
-        guard let scheme = redacted.firstRange(of: "://") else { return redacted }
-        let end = redacted[scheme.upperBound...].firstIndex(of: "?") ?? redacted.endIndex
-        guard let slash = redacted[scheme.upperBound..<end].lastIndex(of: "/"),
-              redacted[scheme.upperBound..<slash].contains("/") else { return redacted }
-        let name = redacted[redacted.index(after: slash)..<end]
-        guard !name.isEmpty else { return redacted }
-        return String(redacted[...slash]) + mask(name) + String(redacted[end...])
+        redact(url, maskingStreamName: true)
     }
 
-    /// Masks every query value but the ``harmlessParameters``, and a password in the authority,
-    /// of a URL string.
+    /// Masks a URL string's user-info, every query (and fragment) value but the
+    /// ``harmlessParameters``, and any path segment holding an `@`. The string is parsed as a
+    /// URL (`URLParts`), so an `@` in the query or the fragment is no user-info; what does not
+    /// parse as a host is masked too.
     public static func redactURL(_ url: String) -> String {
-        var result = url
-        if let schemeEnd = result.firstRange(of: "://"),
-           let at = result[schemeEnd.upperBound...].firstIndex(of: "@"),
-           !result[schemeEnd.upperBound..<at].contains("/") {
-            result.replaceSubrange(schemeEnd.upperBound..<at, with: "****")
+        redact(url, maskingStreamName: false)
+    }
+
+    private static func redact(_ url: String, maskingStreamName: Bool) -> String {
+        let parts = URLParts(url)
+        var result = String(parts.authorityPrefix)
+        if parts.userInfo != nil { result += "****@" }
+        if let hostAndPort = parts.hostAndPort {
+            result += URLParts.isHostAndPort(hostAndPort) && !parts.mayContinueUserInfo ? String(hostAndPort) : "****"
         }
-        guard let q = result.firstIndex(of: "?") else { return result }
-        let query = result[result.index(after: q)...]
-        let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<eq]
-            guard !harmlessParameters.contains(name.lowercased()) else { return String(pair) }
-            return "\(name)=\(mask(pair[pair.index(after: eq)...]))"
+        // A string with neither a scheme nor an authority may be a stream key pasted alone.
+        let alone = parts.scheme == nil && parts.hostAndPort == nil
+        result += redactPath(parts.path, maskingStreamName: maskingStreamName, minimumSegments: alone ? 1 : 2)
+        if let query = parts.query { result += "?" + redactParameters(query) }
+        // A fragment never goes to a server, but an SRT stream id starts with `#`
+        // (`streamid=#!::r=live,u=alice&passphrase=…`) and SRT URLs are read on past it (here as by FFmpeg): its values are
+        // masked as the query's are.
+        if let fragment = parts.fragment { result += "#" + redactParameters(fragment) }
+        return result
+    }
+
+    /// A segment with an `@` (a user-info split by a `/` in its password) is masked; with
+    /// `maskingStreamName`, the last non-empty segment too when the path has `minimumSegments`
+    /// non-empty ones (2: an RTMP app comes before the stream name).
+    private static func redactPath(_ path: Substring, maskingStreamName: Bool, minimumSegments: Int) -> String {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // Whole: its first characters may be a password's.
+        for index in segments.indices where segments[index].contains("@") { segments[index] = "****" }
+        let named = segments.indices.filter { !segments[$0].isEmpty }
+        if maskingStreamName, named.count >= minimumSegments, let last = named.last {
+            segments[last] = mask(segments[last])
         }
-        return String(result[...q]) + parameters.joined(separator: "&")
+        return segments.joined(separator: "/")
+    }
+
+    /// `name=value&…`: a value is shown only when its name is harmless and it looks like a
+    /// setting (letters, digits, `.-_:~`), a password is masked whole, any other value cut to 4
+    /// characters. An item whose name is no plain name (`y://h/app/key?k=…`: a URL that did not
+    /// parse as one) is masked whole.
+    static func redactParameters(_ text: Substring) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            guard !item.isEmpty else { return "" }
+            // An item that is no `name=value` may be the end of a password cut short by a `?` or
+            // `#` (`rtmp://u:12?34@h/app`): with an `@`, none of it is shown.
+            let wholeMask = item.contains("@") ? "****" : mask(item)
+            guard let eq = item.firstIndex(of: "=") else {
+                return isPlain(item) && harmlessParameters.contains(item.lowercased()) ? String(item) : wholeMask
+            }
+            let name = item[..<eq]
+            let value = item[item.index(after: eq)...]
+            guard isPlain(name) else { return wholeMask }
+            if value.isEmpty { return String(item) }
+            if harmlessParameters.contains(name.lowercased()) && isPlain(value, allowing: ":~") { return String(item) }
+            return "\(name)=" + (passwordParameters.contains(name.lowercased()) ? "****" : mask(value))
+        }.joined(separator: "&")
+    }
+
+    /// Letters, digits, `.`, `-`, `_` (and `extra`), ASCII only.
+    private static func isPlain(_ text: Substring, allowing extra: String = "") -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy {
+            URLParts.isASCIIAlphanumeric($0) || "._-".unicodeScalars.contains($0) || extra.unicodeScalars.contains($0)
+        }
     }
 }
 

@@ -99,7 +99,7 @@ final class FFDemuxer {
 
     /// A live input's URL as it may be shown: credentials and the stream name masked.
     static func redacted(_ url: String) -> String {
-        Redaction.redactStreamKey(Redaction.redactURL(url))
+        Redaction.redactStreamKey(url)
     }
 
     private static func liveFailure(_ rc: Int32, _ name: String, _ interrupt: IOInterrupt) -> LivePushError {

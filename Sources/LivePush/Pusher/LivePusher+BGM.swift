@@ -73,7 +73,7 @@ extension LivePusher {
             var path = source
             if path.hasPrefix("file://") { path.removeFirst("file://".count) }
             guard !path.isEmpty, LocalFile.isReadable(path) else {
-                throw LivePushError(.bgmOpenFailed, "audio effect \(id): \(source): no such file")
+                throw LivePushError(.bgmOpenFailed, "audio effect \(id): \(Redaction.redactURL(source)): no such file")
             }
         }
         try mixer.apply(.playEffect(id: id, source: source, volume: volume, loop: loop, timeout: config.bgmDownloadTimeout))

@@ -8,14 +8,17 @@ final class RunningCLI: @unchecked Sendable {
     private var lines: [String] = []
     private var partial = Data()
 
-    convenience init(_ arguments: [String]) throws {
-        try self.init(executable: try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle"), arguments)
+    /// `environment`: variables added to the test's own (a secret that must not be an argument).
+    convenience init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init(executable: try XCTUnwrap(LivePushCLI.binary, "livepush executable not found next to the test bundle"), arguments,
+                      environment: environment)
     }
 
     /// Any program (a test peer), run the same way.
-    init(executable binary: String, _ arguments: [String]) throws {
+    init(executable binary: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: stderrPath) ?? FileHandle.nullDevice
