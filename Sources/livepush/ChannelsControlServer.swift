@@ -51,9 +51,12 @@ struct ChannelsControlServer {
                 guard case .string(let id) = object["id"] else {
                     throw LivePushError(.channelConfigInvalid, "field \"id\": is missing or not a string")
                 }
-                let spec = try ChannelSpec(json: object, name: id, root: root)
+                // A network input must be one the configuration lets API callers use.
+                let spec = try manager.apiInputs.admit(try ChannelSpec(json: object, name: id, root: root))
+                // Answered at once: the channel is `starting` while it opens (a live input's probe
+                // can take its whole timeout), then `pushing` or `failed` with its error.
                 let channel = try manager.add(spec, start: spec.autostart)
-                return json(describe(channel.snapshot), status: .created)
+                return json(describe(channel.snapshot), status: .accepted)
             }
         }
         channels.get(":id") { _, context in
@@ -202,7 +205,12 @@ struct ChannelsControlServer {
     }
 
     private func refusal(_ error: LivePushError) -> Response {
-        JSONResponse.refusal(error, status: error.code == .channelNotFound ? .notFound : .badRequest)
+        let status: HTTPResponse.Status = switch error.code {
+        case .channelNotFound: .notFound
+        case .inputNotAllowed: .forbidden
+        default: .badRequest
+        }
+        return JSONResponse.refusal(error, status: status)
     }
 
     private func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
