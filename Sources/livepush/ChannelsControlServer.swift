@@ -8,8 +8,10 @@ import Logging
 /// `Authorization: Bearer TOKEN` (401 otherwise); metrics and health stay open for scrapers
 /// and probes. Every request passes ``ControlAccessMiddleware`` first (403 for a foreign
 /// `Origin` or `Host`, 415 for a body that is not JSON), and every path resolves inside the
-/// media root. An unknown channel gets 404, a bad body 400, both `{"error": {code, hex, name,
-/// message}}`; nothing is changed by a refused request.
+/// media root. An unknown channel gets 404, a bad body 400, a network input the configuration's
+/// `apiInputs` does not allow 403 (``APIInputPolicy``), all `{"error": {code, hex, name,
+/// message}}`; nothing is changed by a refused request. Adds and starts answer 202 at once: the
+/// open runs on a thread of its own (``Channel/start()``), so no request waits on a probe.
 struct ChannelsControlServer {
     let manager: ChannelManager
     let token: String?
@@ -154,7 +156,7 @@ struct ChannelsControlServer {
         guard let buffer = try? await request.body.collect(upTo: Self.maxBodyBytes) else {
             return refusal(LivePushError(.controlRequestInvalid, "the body is larger than \(Self.maxBodyBytes) bytes"))
         }
-        guard let control = channel.playout else {
+        guard let control = await Self.playoutControl(of: channel) else {
             return refusal(LivePushError(.controlRequestInvalid, "channel \"\(channel.id)\" is not a running playout channel"))
         }
         do throws(LivePushError) {
@@ -164,6 +166,19 @@ struct ChannelsControlServer {
         }
         return json(.object([("ok", .bool(true))]), status: .accepted)
     }
+
+    /// A playout channel's controls. While the channel opens (its schedule read, its first entry
+    /// probed, on a thread of its own) they do not exist yet: the request waits for them, up to
+    /// `openWait`, suspended (it holds no thread, and other requests go on meanwhile).
+    private static func playoutControl(of channel: Channel) async -> PlayoutControl? {
+        let deadline = ContinuousClock.now + openWait
+        while channel.playout == nil, channel.snapshot.status == .starting, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return channel.playout
+    }
+
+    static let openWait = Duration.seconds(10)
 
     /// A JSON object body, strictly decoded.
     private func withBody(_ request: Request, _ body: ([String: JSONField]) throws(LivePushError) -> Response) async throws -> Response {

@@ -7,6 +7,9 @@ import FoundationEssentials
 ///               {"id": "c1", "playout": "schedule.json", "outputs": ["rtmp://host/app/s1", "rtmp://backup/app/s1"],
 ///                "record": "c1.flv", "alternate": "slate.mp4", "autostart": true}]}
 /// ```
+/// `"apiInputs"` names the network inputs control-API callers may give (``APIInputPolicy``;
+/// none by default).
+///
 /// A bad configuration is refused before anything starts: `channelConfigInvalid`, naming the
 /// channel and the field.
 ///
