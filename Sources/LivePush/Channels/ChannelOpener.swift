@@ -1,9 +1,12 @@
+import DequeModule
 import Dispatch
+import Synchronization
 
 /// Opens a channel's push: its input (a live feed's probe, a file, a schedule) and its outputs.
 ///
 /// An open can take as long as the input's timeout (a live feed that does not answer its probe)
-/// or a DNS lookup. So it runs on a thread of its own, started for that open and ended with it:
+/// or a DNS lookup. So it runs on a thread of its own, started for that open and ended with it
+/// (up to ``maxThreads`` at once):
 /// never on the control API's request path, the cooperative pool or another shared pool, and
 /// never while the channel's lifecycle lock is held. The channel learns the outcome through
 /// `done`, called on that thread.
@@ -35,16 +38,49 @@ enum ChannelOpener {
         return config
     }
 
-    /// Starts `pusher` on `spec`'s source on a new thread (`livepush.open`), and reports.
+    /// Open threads at most at once: 200 channels started together (a process's start, a
+    /// reload) would otherwise make 200 threads for a moment. Opens beyond it wait their turn in
+    /// order, holding no thread; a thread whose open ends takes the next waiting one, and ends
+    /// when none waits.
+    static let maxThreads = 16
+
+    private struct Gate {
+        var threads = 0
+        var waiting = Deque<@Sendable () -> Void>()
+    }
+
+    private static let gate = Mutex(Gate())
+
+    /// Starts `pusher` on `spec`'s source on a thread of its own (`livepush.open`), and reports.
     static func open(_ pusher: LivePusher, spec: ChannelSpec,
                      done: @escaping @Sendable (Result<Opened, LivePushError>) -> Void) {
         let transfer = UncheckedTransfer(value: pusher)
-        WorkerThread.start(name: "livepush.open") {
+        let job: @Sendable () -> Void = {
             let pusher = transfer.value
             do throws(LivePushError) {
                 done(.success(Opened(pusher: pusher, playout: try start(pusher, spec: spec))))
             } catch {
                 done(.failure(error))
+            }
+        }
+        let startsThread = gate.withLock { gate -> Bool in
+            guard gate.threads < maxThreads else {
+                gate.waiting.append(job)
+                return false
+            }
+            gate.threads += 1
+            return true
+        }
+        guard startsThread else { return }
+        WorkerThread.start(name: "livepush.open") {
+            var next: (@Sendable () -> Void)? = job
+            while let run = next {
+                run()
+                next = gate.withLock { gate in
+                    if let waiting = gate.waiting.popFirst() { return waiting }
+                    gate.threads -= 1
+                    return nil
+                }
             }
         }
     }
