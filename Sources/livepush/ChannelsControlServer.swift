@@ -8,8 +8,10 @@ import Logging
 /// `Authorization: Bearer TOKEN` (401 otherwise); metrics and health stay open for scrapers
 /// and probes. Every request passes ``ControlAccessMiddleware`` first (403 for a foreign
 /// `Origin` or `Host`, 415 for a body that is not JSON), and every path resolves inside the
-/// media root. An unknown channel gets 404, a bad body 400, both `{"error": {code, hex, name,
-/// message}}`; nothing is changed by a refused request.
+/// media root. An unknown channel gets 404, a bad body 400, a network input the configuration's
+/// `apiInputs` does not allow 403 (``APIInputPolicy``), all `{"error": {code, hex, name,
+/// message}}`; nothing is changed by a refused request. Adds and starts answer 202 at once: the
+/// open runs on a thread of its own (``Channel/start()``), so no request waits on a probe.
 struct ChannelsControlServer {
     let manager: ChannelManager
     let token: String?
@@ -51,9 +53,12 @@ struct ChannelsControlServer {
                 guard case .string(let id) = object["id"] else {
                     throw LivePushError(.channelConfigInvalid, "field \"id\": is missing or not a string")
                 }
-                let spec = try ChannelSpec(json: object, name: id, root: root)
+                // A network input must be one the configuration lets API callers use.
+                let spec = try manager.apiInputs.admit(try ChannelSpec(json: object, name: id, root: root))
+                // Answered at once: the channel is `starting` while it opens (a live input's probe
+                // can take its whole timeout), then `pushing` or `failed` with its error.
                 let channel = try manager.add(spec, start: spec.autostart)
-                return json(describe(channel.snapshot), status: .created)
+                return json(describe(channel.snapshot), status: .accepted)
             }
         }
         channels.get(":id") { _, context in
@@ -151,7 +156,7 @@ struct ChannelsControlServer {
         guard let buffer = try? await request.body.collect(upTo: Self.maxBodyBytes) else {
             return refusal(LivePushError(.controlRequestInvalid, "the body is larger than \(Self.maxBodyBytes) bytes"))
         }
-        guard let control = channel.playout else {
+        guard let control = await Self.playoutControl(of: channel) else {
             return refusal(LivePushError(.controlRequestInvalid, "channel \"\(channel.id)\" is not a running playout channel"))
         }
         do throws(LivePushError) {
@@ -161,6 +166,19 @@ struct ChannelsControlServer {
         }
         return json(.object([("ok", .bool(true))]), status: .accepted)
     }
+
+    /// A playout channel's controls. While the channel opens (its schedule read, its first entry
+    /// probed, on a thread of its own) they do not exist yet: the request waits for them, up to
+    /// `openWait`, suspended (it holds no thread, and other requests go on meanwhile).
+    private static func playoutControl(of channel: Channel) async -> PlayoutControl? {
+        let deadline = ContinuousClock.now + openWait
+        while channel.playout == nil, channel.snapshot.status == .starting, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return channel.playout
+    }
+
+    static let openWait = Duration.seconds(10)
 
     /// A JSON object body, strictly decoded.
     private func withBody(_ request: Request, _ body: ([String: JSONField]) throws(LivePushError) -> Response) async throws -> Response {
@@ -202,7 +220,12 @@ struct ChannelsControlServer {
     }
 
     private func refusal(_ error: LivePushError) -> Response {
-        JSONResponse.refusal(error, status: error.code == .channelNotFound ? .notFound : .badRequest)
+        let status: HTTPResponse.Status = switch error.code {
+        case .channelNotFound: .notFound
+        case .inputNotAllowed: .forbidden
+        default: .badRequest
+        }
+        return JSONResponse.refusal(error, status: status)
     }
 
     private func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {

@@ -104,7 +104,7 @@ final class ChannelsTests: NginxTestCase {
         // Add a file channel: nginx sees it publish.
         let added = try await request(base + "/channels", method: "POST",
                                       body: #"{"id": "f", "input": "A.mp4", "loop": "forever", "outputs": ["\#(server.url(stream: "f"))"]}"#, token: token)
-        XCTAssertEqual(added.status, 201, added.text)
+        XCTAssertEqual(added.status, 202, added.text)
         let fPublishes = await awaitPublishing("f")
         XCTAssertTrue(fPublishes, "nginx records the added channel")
         let pPublishes = await awaitPublishing("p-b")

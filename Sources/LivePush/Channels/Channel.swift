@@ -77,6 +77,8 @@ public final class Channel: Sendable {
         var restart: ConnectionWorkers.Ticket?
         /// Reads the running push's events; it ends after the push's final `stopped`.
         var observer: Task<Void, Never>?
+        /// An open of this generation runs on its thread (the pusher is set when it is done).
+        var opening = false
 
         var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
     }
@@ -117,31 +119,19 @@ public final class Channel: Sendable {
     /// The running playout channel's controls (nil for a file channel, or when stopped).
     public var playout: PlayoutControl? { running.withLock { $0.playout } }
 
-    /// One callback queue for every channel's push: a channel reads its events from the stream
-    /// and sets no delegates, and a queue per channel made libdispatch start a pool thread for
-    /// many of them whenever their events came at once.
-    private static let callbackQueue = DispatchQueue(label: "livepush.channels.callbacks")
-
-    /// Starts the channel's push; `invalidState` when it is already running.
+    /// Starts the channel's push and returns at once: the channel is `starting` until its open
+    /// (on a thread of its own, started for it) says `pushing` or `failed`, with its error.
+    /// Throws `invalidState` when it is already starting or running.
     public func start() throws(LivePushError) {
         try lifecycle.withLock { _ throws(LivePushError) in try startInTurn() }
     }
 
-    private func startInTurn() throws(LivePushError) {
+    /// Called with the lifecycle lock held; blocks on nothing (the open runs elsewhere).
+    /// `afterFailure`: a restart after the push failed, whose failed open waits and tries again.
+    private func startInTurn(afterFailure: Bool = false) throws(LivePushError) {
         let spec = running.withLock { $0.spec }
-        var config = PushConfig()
-        config.statsInterval = .zero
-        config.callbackQueue = Self.callbackQueue
-        config.recordPath = spec.record
-        config.recordKeepsExisting = true
-        // A 24/7 channel never gives up on its outputs, not even when its server is away at start.
-        config.retryForever()
-        config.breaks.alternate = spec.alternate
-        config.outputVideo = spec.outputVideo
-        if case .file(_, let loop) = spec.source { config.looping = loop }
-        config.liveInput = spec.liveInput
         let generation = try running.withLock { state throws(LivePushError) -> Int in
-            if state.pusher != nil, state.status != .failed, state.status != .finished, state.status != .stopped {
+            if state.pusher != nil || state.opening, state.status != .failed, state.status != .finished, state.status != .stopped {
                 throw LivePushError(.invalidState, "channel \(spec.id) is already running")
             }
             state.generation += 1
@@ -154,41 +144,54 @@ public final class Channel: Sendable {
             state.connected = Array(repeating: false, count: spec.outputs.count)
             state.pushOutputIDs = Array(spec.outputs.indices)
             state.starts += 1
+            state.opening = true
             return state.generation
         }
-        let pusher = LivePusher(config: config)
+        let pusher = LivePusher(config: ChannelOpener.config(for: spec))
         let events = pusher.events()
         let observer = Task.detached { [weak self] in
             for await event in events { self?.observe(event, generation: generation) }
         }
         running.withLock { $0.observer = observer }
-        do throws(LivePushError) {
-            let urls = spec.outputs
-            switch spec.source {
-            case .file(let path, _):
-                if urls.isEmpty { throw LivePushError(.invalidURL, "a file channel needs at least one output") }
-                try pusher.start(file: path, urls: urls)
-                running.withLock { $0.pusher = pusher }
-            case .live(let url):
-                try pusher.start(file: url, urls: urls)
-                running.withLock { $0.pusher = pusher }
-            case .playout(let schedulePath):
-                let schedule = try PlayoutSchedule(contentsOfFile: schedulePath)
-                let control = try pusher.start(playout: schedule, urls: urls)
-                running.withLock {
-                    $0.pusher = pusher
-                    $0.playout = control
-                }
+        logger.info("channel starting", metadata: ["event": "channelStarting"])
+        ChannelOpener.open(pusher, spec: spec) { [weak self] result in
+            guard let self else {
+                if case .success(let opened) = result { try? opened.pusher.stop() }
+                return
             }
+            self.opened(result, generation: generation, afterFailure: afterFailure)
+        }
+    }
+
+    /// The outcome of an open, on its thread. An open that a stop, restart or removal overtook
+    /// is stopped at once: the channel has moved on.
+    private func opened(_ result: Result<ChannelOpener.Opened, LivePushError>, generation: Int, afterFailure: Bool) {
+        let current = running.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.opening = false
+            switch result {
+            case .success(let opened):
+                state.pusher = opened.pusher
+                state.playout = opened.playout
+            case .failure(let error) where afterFailure:
+                state.lastError = error
+                scheduleRestart(&state, after: error)
+            case .failure(let error):
+                state.status = .failed
+                state.lastError = error
+            }
+            return true
+        }
+        switch result {
+        case .success(let opened) where !current:
+            try? opened.pusher.stop()
+        case .success:
             logger.info("channel started", metadata: ["event": "channelStarted"])
-        } catch {
-            running.withLock {
-                $0.status = .failed
-                $0.lastError = error
-            }
+        case .failure(let error) where current && !afterFailure:
             logger.error("channel failed to start", metadata: ["event": "channelFailed", "code": .stringConvertible(error.code.rawValue),
                                                                "error": .string(error.message)])
-            throw error
+        case .failure:
+            break
         }
     }
 
@@ -216,6 +219,7 @@ public final class Channel: Sendable {
             defer {
                 state.pusher = nil
                 state.playout = nil
+                state.opening = false
                 state.status = .stopped
                 state.generation += 1  // a restart waiting after a failure is off
                 if let restart = state.restart { ConnectionWorkers.shared.cancel(restart) }
@@ -342,7 +346,7 @@ public final class Channel: Sendable {
             guard current.1 else { return }
             try? current.failed?.stop()
             do throws(LivePushError) {
-                try startInTurn()
+                try startInTurn(afterFailure: true)
             } catch {
                 running.withLock { scheduleRestart(&$0, after: error) }
             }

@@ -8,12 +8,14 @@ public final class ChannelManager: Sendable {
     /// The order channels were added in (listing, metrics).
     private let order = Mutex<[String]>([])
     private let logger: Logger
+    private let inputs: Mutex<APIInputPolicy>
 
     /// Checks the whole configuration (it was read with ``ChannelsConfig/init(json:relativeTo:)``)
     /// and takes its channels; nothing starts until ``startAll()``.
     public init(config: ChannelsConfig, logger: Logger = Logger(label: "livepush.channels")) throws(LivePushError) {
         try config.validate()
         self.logger = logger
+        inputs = Mutex(config.apiInputs)
         for spec in config.channels { try add(spec, start: false) }
     }
 
@@ -102,6 +104,7 @@ public final class ChannelManager: Sendable {
     public func reload(_ config: ChannelsConfig) throws(LivePushError) -> ChannelReload {
         try config.validate()
         return reloading.withLock { _ in
+            inputs.withLock { $0 = config.apiInputs }
             let current = list.map(\.spec)
             let wanted = Set(config.channels.map(\.id))
             var result = ChannelReload()
@@ -133,6 +136,9 @@ public final class ChannelManager: Sendable {
             return result
         }
     }
+
+    /// The network inputs control-API callers may give, as the configuration last read says.
+    public var apiInputs: APIInputPolicy { inputs.withLock { $0 } }
 
     /// One reload at a time (a SIGHUP and a `POST /reload` may meet).
     private let reloading = Mutex(())

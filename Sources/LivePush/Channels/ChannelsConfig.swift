@@ -7,6 +7,9 @@ import FoundationEssentials
 ///               {"id": "c1", "playout": "schedule.json", "outputs": ["rtmp://host/app/s1", "rtmp://backup/app/s1"],
 ///                "record": "c1.flv", "alternate": "slate.mp4", "autostart": true}]}
 /// ```
+/// `"apiInputs"` names the network inputs control-API callers may give (``APIInputPolicy``;
+/// none by default).
+///
 /// A bad configuration is refused before anything starts: `channelConfigInvalid`, naming the
 /// channel and the field.
 ///
@@ -23,13 +26,18 @@ public struct ChannelsConfig: Sendable, Equatable {
     /// Where every path of the configuration and of the control API must lie; nil for a
     /// configuration made in code.
     public var mediaRoot: MediaRoot?
+    /// The network inputs callers of the control API may give (`"apiInputs"`); by default none:
+    /// files under the media root only. The configuration's own channels are not judged by it.
+    public var apiInputs: APIInputPolicy
 
     /// Creates a configuration in code.
-    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec], mediaRoot: MediaRoot? = nil) {
+    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec], mediaRoot: MediaRoot? = nil,
+                apiInputs: APIInputPolicy = APIInputPolicy()) {
         self.control = control
         self.token = token
         self.channels = channels
         self.mediaRoot = mediaRoot
+        self.apiInputs = apiInputs
     }
 
     static func refuse(_ channel: String, _ field: String, _ why: String) -> LivePushError {
@@ -42,7 +50,7 @@ public struct ChannelsConfig: Sendable, Equatable {
         guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let root) = decoded else {
             throw LivePushError(.channelConfigInvalid, "not a JSON object")
         }
-        let fields = ["control", "token", "channels", "mediaRoot"]
+        let fields = ["control", "token", "channels", "mediaRoot", "apiInputs"]
         if let unknown = root.keys.sorted().first(where: { !fields.contains($0) }) {
             throw Self.refuse("config", unknown, "is not a field (\(fields.joined(separator: ", ")))")
         }
@@ -60,6 +68,7 @@ public struct ChannelsConfig: Sendable, Equatable {
             throw Self.refuse("config", "mediaRoot", error.detail ?? error.message)
         }
         self.mediaRoot = mediaRoot
+        apiInputs = try root["apiInputs"].map { field throws(LivePushError) in try APIInputPolicy(json: field) } ?? APIInputPolicy()
         switch root["control"] {
         case nil: control = nil
         case .string(let address): control = address

@@ -140,6 +140,8 @@ extension LivePushError {
         case controlMediaTypeUnsupported = 0x3003_0606
         /// The path is outside the media root, or not a regular file; nothing was read or written.
         case pathOutsideMediaRoot = 0x3003_0607
+        /// The control API's caller may not use this input (its scheme, host, port or listening is not in the configuration's apiInputs); nothing was opened.
+        case inputNotAllowed = 0x3003_0608
 
         /// The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed.
         case outputSettingsInvalid = 0x3003_0701
@@ -221,6 +223,7 @@ extension LivePushError {
             case .controlForbidden: "The request came from another origin or named another host (a web page or DNS rebinding); nothing was changed."
             case .controlMediaTypeUnsupported: "The control API takes bodies as Content-Type: application/json only; nothing was changed."
             case .pathOutsideMediaRoot: "The path is outside the media root, or not a regular file; nothing was read or written."
+            case .inputNotAllowed: "The control API's caller may not use this input (its scheme, host, port or listening is not in the configuration's apiInputs); nothing was opened."
             case .tokenInvalid: "The WHIP endpoint refused the bearer token (401 or 403): give a valid one."
             case .whipEndpointNotFound: "The WHIP endpoint (or its session resource) does not exist (404)."
             case .whipServerError: "The WHIP endpoint failed or answered what WHIP does not allow (5xx, or no SDP answer)."

@@ -64,7 +64,8 @@ final class FFDemuxer {
     /// under `interrupt`, armed for `timeout`: a feed that does not answer (or a publisher that
     /// is not there yet) ends in `mediaReadFailed` rather than a hang. The URL's secrets are
     /// masked in every error.
-    init(url: String, timeout: Duration, interrupt: IOInterrupt) throws(LivePushError) {
+    /// `followsReferences` false: an http(s) URL follows no redirect and is not read as a playlist.
+    init(url: String, timeout: Duration, interrupt: IOInterrupt, followsReferences: Bool = true) throws(LivePushError) {
         FF.quietLogging
         let name = Self.redacted(url)
         path = name
@@ -75,8 +76,9 @@ final class FFDemuxer {
         guard let ctx = avformat_alloc_context() else { throw LivePushError(.outOfMemory, "avformat_alloc_context") }
         ctx.pointee.interrupt_callback = interrupt.callback
         let micros = max(1000, timeout.nanoseconds / 1000)
-        var options = FFInputPolicy.options(protocols: protocols, playlists: url.lowercased().hasPrefix("http"))
+        var options = FFInputPolicy.options(protocols: protocols, playlists: followsReferences && url.lowercased().hasPrefix("http"))
         defer { av_dict_free(&options) }
+        if !followsReferences { av_dict_set(&options, "max_redirects", "0", 0) }
         av_dict_set(&options, "rw_timeout", String(micros), 0)
         // A live source is read as it comes: no buffering ahead beyond what probing needs.
         av_dict_set(&options, "fflags", "nobuffer", 0)

@@ -57,7 +57,8 @@ final class FailoverInput: MediaSource, @unchecked Sendable {
         let interrupt = IOInterrupt()
         var probed: FFDemuxer?
         do {
-            probed = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt)
+            probed = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt,
+                                         followsReferences: options.followsReferences)
         } catch {
             if requiresFeed { throw error }
             report(.primaryRetry(error, retryIn: .zero))

@@ -178,7 +178,8 @@ final class LiveFeed: @unchecked Sendable {
                 if let opened {
                     demuxer = opened
                 } else {
-                    demuxer = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt)
+                    demuxer = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt,
+                                         followsReferences: options.followsReferences)
                 }
                 let decoder = try FeedDecoder(demuxer: demuxer, size: size, audio: audioFormat)
                 lock.withLock {

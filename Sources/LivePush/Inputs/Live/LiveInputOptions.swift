@@ -19,6 +19,10 @@ public struct LiveInputOptions: Sendable, Equatable {
     public var retryInterval: Duration = .milliseconds(500)
     /// The longest wait between attempts to reopen the primary.
     public var maxRetryInterval: Duration = .seconds(5)
+    /// Whether an http(s) feed may lead elsewhere: its redirects followed, an HLS playlist's
+    /// segments opened. Off for an input a control-API caller gave (``APIInputPolicy``): either
+    /// would reach hosts its rules never saw.
+    public var followsReferences = true
 
     /// Creates the default options.
     public init() {}

@@ -1,0 +1,104 @@
+import DequeModule
+import Dispatch
+import Synchronization
+
+/// Opens a channel's push: its input (a live feed's probe, a file, a schedule) and its outputs.
+///
+/// An open can take as long as the input's timeout (a live feed that does not answer its probe)
+/// or a DNS lookup. So it runs on a thread of its own, started for that open and ended with it
+/// (up to ``maxThreads`` at once):
+/// never on the control API's request path, the cooperative pool or another shared pool, and
+/// never while the channel's lifecycle lock is held. The channel learns the outcome through
+/// `done`, called on that thread.
+enum ChannelOpener {
+    /// What an open gives the channel: the push started, and a playout channel's controls.
+    struct Opened: @unchecked Sendable {
+        let pusher: LivePusher
+        let playout: PlayoutControl?
+    }
+
+    /// One callback queue for every channel's push: a channel reads its events from the stream
+    /// and sets no delegates, and a queue per channel made libdispatch start a pool thread for
+    /// many of them whenever their events came at once.
+    static let callbackQueue = DispatchQueue(label: "livepush.channels.callbacks")
+
+    /// The push settings of a channel.
+    static func config(for spec: ChannelSpec) -> PushConfig {
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.callbackQueue = callbackQueue
+        config.recordPath = spec.record
+        config.recordKeepsExisting = true
+        // A 24/7 channel never gives up on its outputs, not even when its server is away at start.
+        config.retryForever()
+        config.breaks.alternate = spec.alternate
+        config.outputVideo = spec.outputVideo
+        if case .file(_, let loop) = spec.source { config.looping = loop }
+        config.liveInput = spec.liveInput
+        return config
+    }
+
+    /// Open threads at most at once: 200 channels started together (a process's start, a
+    /// reload) would otherwise make 200 threads for a moment. Opens beyond it wait their turn in
+    /// order, holding no thread; a thread whose open ends takes the next waiting one, and ends
+    /// when none waits.
+    static let maxThreads = 16
+
+    private struct Gate {
+        var threads = 0
+        var waiting = Deque<@Sendable () -> Void>()
+    }
+
+    private static let gate = Mutex(Gate())
+
+    /// Starts `pusher` on `spec`'s source on a thread of its own (`livepush.open`), and reports.
+    static func open(_ pusher: LivePusher, spec: ChannelSpec,
+                     done: @escaping @Sendable (Result<Opened, LivePushError>) -> Void) {
+        let transfer = UncheckedTransfer(value: pusher)
+        let job: @Sendable () -> Void = {
+            let pusher = transfer.value
+            do throws(LivePushError) {
+                done(.success(Opened(pusher: pusher, playout: try start(pusher, spec: spec))))
+            } catch {
+                done(.failure(error))
+            }
+        }
+        let startsThread = gate.withLock { gate -> Bool in
+            guard gate.threads < maxThreads else {
+                gate.waiting.append(job)
+                return false
+            }
+            gate.threads += 1
+            return true
+        }
+        guard startsThread else { return }
+        WorkerThread.start(name: "livepush.open") {
+            var next: (@Sendable () -> Void)? = job
+            while let run = next {
+                run()
+                next = gate.withLock { gate in
+                    if let waiting = gate.waiting.popFirst() { return waiting }
+                    gate.threads -= 1
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// Blocks until the push has started (or failed to).
+    private static func start(_ pusher: LivePusher, spec: ChannelSpec) throws(LivePushError) -> PlayoutControl? {
+        let urls = spec.outputs
+        switch spec.source {
+        case .file(let path, _):
+            if urls.isEmpty { throw LivePushError(.invalidURL, "a file channel needs at least one output") }
+            try pusher.start(file: path, urls: urls)
+            return nil
+        case .live(let url):
+            try pusher.start(file: url, urls: urls)
+            return nil
+        case .playout(let schedulePath):
+            let schedule = try PlayoutSchedule(contentsOfFile: schedulePath)
+            return try pusher.start(playout: schedule, urls: urls)
+        }
+    }
+}
