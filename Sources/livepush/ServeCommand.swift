@@ -1,5 +1,9 @@
 import ArgumentParser
+import LivePush
 import LivePushLoopback
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         its handshake in --handshake-timeout and is closed after --idle-timeout without a byte; at \
         --max-connections a new connection replaces the oldest one still in its handshake, or is \
         refused. Each limit reached prints a line; at the end a line counts them. SIGINT and SIGTERM \
-        stop gracefully (open recordings are closed whole).
+        stop gracefully (open recordings are closed whole). A --host beyond loopback prints a warning: \
+        anyone who reaches the port can publish unless a publish key is set (--publish-key, \
+        --publish-key-file or LIVEPUSH_PUBLISH_KEY), which publishers then append to the stream \
+        name as ?key=KEY.
         """
     )
 
@@ -32,7 +39,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds without a byte from a peer before its connection is closed.")
     var idleTimeout = 60.0
 
+    @Option(name: .customLong("publish-key"),
+            help: "Secret every publish must carry as ?key=KEY after the stream name (visible in ps: prefer --publish-key-file).")
+    var publishKey: String?
+
+    @Option(name: .customLong("publish-key-file"), help: "File holding the publish key (its first line).")
+    var publishKeyFile: String?
+
+    /// The environment variable a publish key may come from instead of a flag.
+    static let publishKeyVariable = "LIVEPUSH_PUBLISH_KEY"
+
     func validate() throws {
+        if publishKey != nil && publishKeyFile != nil {
+            throw ValidationError("--publish-key and --publish-key-file are one setting: give one")
+        }
         if port < 0 || port > 65_535 { throw ValidationError("--port must be a port number (0 picks a free one)") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--idle-timeout", idleTimeout)]
@@ -46,7 +66,19 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxConnections = maxConnections
         limits.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
-        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record, limits: limits))
+        let key: PublishKey?
+        do { key = try resolvedPublishKey() } catch {
+            Console.error("livepush: \(error.message)\n")
+            throw ExitCode.validationFailure
+        }
+        if !ListenHost.isLoopback(host) {
+            // Said on every start, since the default is loopback: this was asked for, but may not be meant.
+            Console.error("livepush: warning: --host \(TerminalText.escape(host, limit: 256)) is beyond loopback: anyone who reaches it "
+                + (key == nil ? "can publish and fill the record directory; set a publish key (--publish-key-file, docs/operators-guide.md)\n"
+                              : "can try to publish; only publishes with the publish key are accepted\n"))
+        }
+        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record, publishKey: key,
+                                                         limits: limits))
         let events = receiver.events
         let bound: Int
         do {
@@ -57,7 +89,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptHandler { receiver.stop() }
         defer { interrupt.cancel() }
-        Console.line("listening on rtmp://\(host):\(bound)/live/STREAM" + (record.map { ", recording to \($0)" } ?? ""))
+        Console.line("listening on rtmp://\(host):\(bound)/live/STREAM" + (key.map { "?key=\($0)" } ?? "")
+            + (record.map { ", recording to \($0)" } ?? ""))
         for await event in events {
             switch event {
             // App and stream names, and what errors quote, are the peer's words: escaped.
@@ -71,5 +104,42 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         Console.line("limits reached: \(receiver.limitCounters())")
+    }
+
+    struct KeyError: Error { var message: String }
+
+    /// The publish key from --publish-key, --publish-key-file or LIVEPUSH_PUBLISH_KEY (in that
+    /// order); nil when none is set. Never quotes the key.
+    func resolvedPublishKey() throws(KeyError) -> PublishKey? {
+        let secret: String
+        let source: String
+        if let publishKey {
+            (secret, source) = (publishKey, "--publish-key")
+        } else if let publishKeyFile {
+            guard let text = Self.readSmallFile(publishKeyFile) else {
+                throw KeyError(message: "--publish-key-file \(publishKeyFile) cannot be read")
+            }
+            (secret, source) = (String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), "--publish-key-file")
+        } else if let value = getenv(Self.publishKeyVariable) {
+            (secret, source) = (String(cString: value), Self.publishKeyVariable)
+        } else {
+            return nil
+        }
+        let trimmed = secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
+        guard let key = PublishKey(trimmed) else {
+            throw KeyError(message: "the publish key (\(source)) must be letters, digits, '-', '.', '_' or '~', and not empty")
+        }
+        return key
+    }
+
+    /// The text of a file of at most 4 KiB (a key file, not whatever the path names); nil otherwise.
+    private static func readSmallFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 4097)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0, count <= 4096 else { return nil }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 }
