@@ -66,6 +66,9 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxConnections = maxConnections
         limits.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        // A peer decides how large the messages it sends are (up to 16 MiB each): their buffers must
+        // go back to the system when freed, not stay in the event loop thread's heap.
+        FreedMemory.mapLargeBlocks()
         let key: PublishKey?
         do { key = try resolvedPublishKey() } catch {
             Console.error("livepush: \(error.message)\n")

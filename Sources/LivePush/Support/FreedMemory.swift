@@ -30,7 +30,30 @@ package enum FreedMemory {
     }
 }
 
+extension FreedMemory {
+    /// Makes glibc serve every block of `threshold` bytes or more with its own mapping, given
+    /// back the moment it is freed, for a process whose peers can make it allocate megabytes at
+    /// will (`livepush serve`). glibc's default raises that threshold to the largest block freed
+    /// so far (up to 32 MiB), and then keeps such blocks in a thread's arena, whose top
+    /// `malloc_trim` does not release: after a few 13 MB messages, tens of megabytes stayed.
+    package static func mapLargeBlocks(threshold: Int = 256 * 1024) {
+        #if os(Linux)
+        // Setting either disables glibc's dynamic adjustment of both.
+        _ = glibcMallopt(mallocMmapThreshold, Int32(threshold))
+        _ = glibcMallopt(mallocTrimThreshold, Int32(threshold * 2))
+        #endif
+    }
+}
+
 #if os(Linux)
+/// `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` (<malloc.h>).
+private let mallocTrimThreshold: Int32 = -1
+private let mallocMmapThreshold: Int32 = -3
+
+/// glibc's `int mallopt(int param, int value)`.
+@_silgen_name("mallopt")
+private func glibcMallopt(_ param: Int32, _ value: Int32) -> Int32
+
 /// glibc's `int malloc_trim(size_t pad)` (<malloc.h>, which Swift's Glibc module leaves out).
 @_silgen_name("malloc_trim")
 private func glibcMallocTrim(_ pad: Int) -> Int32
