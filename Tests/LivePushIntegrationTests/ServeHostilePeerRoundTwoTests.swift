@@ -1,6 +1,9 @@
 import Foundation
 import LivePushWire
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `livepush serve` against a second round of hostile peers: megabyte lists and metadata that once
 /// stayed in its memory for good, publishes that replaced another's recording, a FourCC that
@@ -279,6 +282,35 @@ final class ServeHostilePeerRoundTwoTests: XCTestCase {
         let printed = serve.output + [serve.standardError]
         XCTAssertFalse(printed.contains { $0.contains(key) }, "the key is never printed in full")
         XCTAssertTrue(serve.output.first?.contains("?key=\(key.prefix(4))****") == true, serve.output.first ?? "")
+    }
+
+    func testThePublishKeyCanComeFromTheEnvironmentAndIsCheckedAtStart() async throws {
+        for bad in [["--publish-key", "k", "--publish-key-file", "/dev/null"], ["--publish-key", "with space"],
+                    ["--publish-key-file", directory.appendingPathComponent("missing").path]] {
+            let refused = try RunningCLI(["serve", "--port", "0"] + bad)
+            let status = await refused.awaitExit(timeout: .seconds(20))
+            XCTAssertEqual(status, 64, "\(bad): bad usage")
+            XCTAssertFalse(refused.standardError.contains("with space"), "the key is not quoted back")
+        }
+
+        let key = "env-" + UUID().uuidString
+        setenv("LIVEPUSH_PUBLISH_KEY", key, 1)
+        defer { unsetenv("LIVEPUSH_PUBLISH_KEY") }
+        let (serve, port) = try await startServe()
+        unsetenv("LIVEPUSH_PUBLISH_KEY")
+        defer { serve.interrupt() }
+        let client = try connectedClient(port)
+        try client.send(.command([.string("publish"), .number(0), .null, .string("cam?key=nope"), .string("live")], streamID: 1, chunkStreamID: 4))
+        let refused = try AMF0.decode(client.readUntil { $0.type == .commandAMF0 }.payload)
+        XCTAssertEqual(refused[3]["code"], .string("NetStream.Publish.BadAuth"))
+        try publish(client, "cam?key=\(key)", video: FLVBody.avcFrame([1], keyframe: true, compositionTimeMs: 0))
+        try endPublish(client)
+        await expectLines(serve, "publish ended live/cam:", count: 1)
+        client.close()
+        serve.interrupt()
+        let status = await serve.awaitExit(timeout: .seconds(20))
+        XCTAssertEqual(status, 0)
+        XCTAssertFalse((serve.output + [serve.standardError]).contains { $0.contains(key) }, "the key is never printed in full")
     }
 
     // MARK: Helpers
