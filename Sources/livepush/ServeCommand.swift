@@ -46,13 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("publish-key-file"), help: "File holding the publish key (its first line).")
     var publishKeyFile: String?
 
-    /// The environment variable a publish key may come from instead of a flag.
-    static let publishKeyVariable = "LIVEPUSH_PUBLISH_KEY"
-
     func validate() throws {
-        if publishKey != nil && publishKeyFile != nil {
-            throw ValidationError("--publish-key and --publish-key-file are one setting: give one")
-        }
         if port < 0 || port > 65_535 { throw ValidationError("--port must be a port number (0 picks a free one)") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         for (name, seconds) in [("--handshake-timeout", handshakeTimeout), ("--idle-timeout", idleTimeout)]
@@ -69,10 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
         // A peer decides how large the messages it sends are (up to 16 MiB each): their buffers must
         // go back to the system when freed, not stay in the event loop thread's heap.
         FreedMemory.mapLargeBlocks()
-        let key: PublishKey?
-        do { key = try resolvedPublishKey() } catch {
-            Console.error("livepush: \(error.message)\n")
-            throw ExitCode.validationFailure
+        let key = try ServePublishKeySources(option: publishKey, file: publishKeyFile,
+                                             environment: getenv(ServePublishKeySources.environmentVariable).map { String(cString: $0) }).key()
+        if publishKey != nil {
+            Console.error("livepush: warning: --publish-key shows the key to anyone who lists processes; "
+                + "\(ServePublishKeySources.environmentVariable) or --publish-key-file keep it out of sight\n")
         }
         if !ListenHost.isLoopback(host) {
             // Said on every start, since the default is loopback: this was asked for, but may not be meant.
@@ -107,42 +102,5 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         Console.line("limits reached: \(receiver.limitCounters())")
-    }
-
-    struct KeyError: Error { var message: String }
-
-    /// The publish key from --publish-key, --publish-key-file or LIVEPUSH_PUBLISH_KEY (in that
-    /// order); nil when none is set. Never quotes the key.
-    func resolvedPublishKey() throws(KeyError) -> PublishKey? {
-        let secret: String
-        let source: String
-        if let publishKey {
-            (secret, source) = (publishKey, "--publish-key")
-        } else if let publishKeyFile {
-            guard let text = Self.readSmallFile(publishKeyFile) else {
-                throw KeyError(message: "--publish-key-file \(publishKeyFile) cannot be read")
-            }
-            (secret, source) = (String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? ""), "--publish-key-file")
-        } else if let value = getenv(Self.publishKeyVariable) {
-            (secret, source) = (String(cString: value), Self.publishKeyVariable)
-        } else {
-            return nil
-        }
-        let trimmed = secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
-        guard let key = PublishKey(trimmed) else {
-            throw KeyError(message: "the publish key (\(source)) must be letters, digits, '-', '.', '_' or '~', and not empty")
-        }
-        return key
-    }
-
-    /// The text of a file of at most 4 KiB (a key file, not whatever the path names); nil otherwise.
-    private static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4097)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0, count <= 4096 else { return nil }
-        return String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 }
