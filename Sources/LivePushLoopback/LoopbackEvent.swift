@@ -30,7 +30,7 @@ public enum LoopbackEvent: Sendable, CustomStringConvertible {
         case .publishStarted(let app, let stream): return "publish started \(Self.peer(app))/\(Self.peer(stream))"
         case .publishEnded(let s):
             return "publish ended \(Self.peer(s.app))/\(Self.peer(s.stream)) (\(s.endReason)): \(s.videoFrames) video frames, "
-                + "\(s.audioFrames) audio frames, \(s.bytes) bytes" + (s.recordingPath.map { ", recorded \($0)" } ?? "")
+                + "\(s.audioFrames) audio frames, \(s.bytes) bytes" + (s.recordingPath.map { ", recorded \(TerminalText.escape($0, limit: 1024))" } ?? "")
         case .receiver(.connected(let app, let remote)): return "rtmp connect app=\(Self.peer(app)) from \(remote)"
         case .receiver(.disconnected(let remote)): return "rtmp disconnected \(remote)"
         case .receiver(.protocolError(let message)): return "protocol error: \(Self.peer(message))"

@@ -8,9 +8,12 @@ import Glibc
 /// recording and returns the summary.
 ///
 /// Every publish records into a file of its own (`NAME.flv.part-ID`) that is renamed when it
-/// ends: to `NAME.flv` if it is the newest publish of that name, else to `NAME-ID.flv`. So a
-/// stale connection that ends after its reconnected successor has started can neither
-/// truncate nor overwrite the newer recording.
+/// ends: to `NAME.flv` if it is the newest publish of that name, else to `NAME-ID.flv`, and to
+/// the next free name (`NAME-ID-2.flv`, …) when that one exists (``RecordingClaim``). So no
+/// publish, stale or hostile, can truncate or replace any recording.
+///
+/// What the peer sends beyond media (its `fourCcList`, `onMetaData`) is kept only within
+/// ``PeerValueCaps``; what goes past them is counted and reported through ``onLimit``.
 final class PublishRecorder {
     let publishID: Int
     let app: String
@@ -37,6 +40,13 @@ final class PublishRecorder {
 
     /// Called with a description when writing the recording fails (recording then stops).
     var onRecordingError: ((String) -> Void)?
+    /// Called when a peer's value reached a cap (at most once per publish and limit).
+    var onLimit: ((ReceiverLimit) -> Void)?
+    private var limitsReported: Set<ReceiverLimit> = []
+    private let caps: PeerValueCaps
+    private let maxMetadataMessageBytes: Int
+    /// Entries and properties dropped to stay within ``caps``.
+    private var droppedPeerValues: Int
 
     /// What the connect command announced (Enhanced RTMP's `fourCcList`).
     private let announcedFourCcList: [String]?
@@ -44,9 +54,14 @@ final class PublishRecorder {
 
     init(
         publishID: Int, app: String, stream: String, remote: String, recordingPath: String?,
-        announcedFourCcList: [String]? = nil, isNewest: @escaping () -> Bool = { true }
+        announcedFourCcList: [String]? = nil, droppedFourCCs: Int = 0,
+        caps: PeerValueCaps = PeerValueCaps(), maxMetadataMessageBytes: Int = RTMPReceiver.Limits().maxMetadataMessageBytes,
+        isNewest: @escaping () -> Bool = { true }
     ) throws {
         self.announcedFourCcList = announcedFourCcList
+        self.droppedPeerValues = droppedFourCCs
+        self.caps = caps
+        self.maxMetadataMessageBytes = maxMetadataMessageBytes
         self.isNewest = isNewest
         self.publishID = publishID
         self.app = app
@@ -88,14 +103,35 @@ final class PublishRecorder {
             if body.starts(with: Self.setDataFramePrefix) { body = body.dropFirst(Self.setDataFramePrefix.count) }
             dataMessages += 1
             bytes += message.payload.count
-            if let values = try? AMF0.decode(body), values.first == .string("onMetaData"),
-               let props = values.dropFirst().first?.properties {
-                metadata = props
-            }
+            noteMetadata(body)
             write(.script, message.timestamp, body)
         default:
             break
         }
+    }
+
+    /// Keeps what a summary needs of an `onMetaData`: read only when it is small, cut to ``caps``.
+    private func noteMetadata(_ body: ArraySlice<UInt8>) {
+        guard body.count <= maxMetadataMessageBytes else {
+            // Reading it would cost a multiple of its size (a 16 MiB message of tiny properties).
+            if body.starts(with: Self.onMetaDataPrefix) { report(.metadataTooLarge) }
+            return
+        }
+        guard let values = try? AMF0.decode(body), values.first == .string("onMetaData"),
+              let properties = values.dropFirst().first?.properties else { return }
+        let trimmed = caps.metadata(properties)
+        metadata = trimmed.kept
+        if trimmed.dropped > 0 {
+            droppedPeerValues += trimmed.dropped
+            report(.peerValuesTrimmed)
+        }
+    }
+
+    static let onMetaDataPrefix: [UInt8] = AMF0.encode([.string("onMetaData")])
+
+    private func report(_ limit: ReceiverLimit) {
+        guard limitsReported.insert(limit).inserted else { return }
+        onLimit?(limit)
     }
 
     private func noteTimestamp(_ ts: UInt32, last: inout UInt32?) {
@@ -155,19 +191,17 @@ final class PublishRecorder {
         audioFrames += 1
     }
 
-    /// Moves the finished recording to its final name; nil if that fails.
+    /// Moves the finished recording to a final name no file has; the part's path if that fails.
     private func settle(_ partPath: String) -> String? {
         guard let final = recordingPath else { return nil }
-        var target = final
-        if !isNewest() {
-            let base = final.hasSuffix(".flv") ? String(final.dropLast(4)) : final
-            target = "\(base)-\(publishID).flv"
-        }
-        guard rename(partPath, target) == 0 else {
-            onRecordingError?("renaming \(partPath) to \(target) failed: errno \(errno)")
+        let candidates = RecordingClaim.candidates(for: final, publishID: publishID, isNewest: isNewest())
+        switch RecordingClaim.claim(partPath, candidates: candidates) {
+        case .claimed(let target):
+            return target
+        case .failed(let error):
+            onRecordingError?("naming \(partPath) failed (\(candidates.count) names tried): errno \(error)")
             return partPath
         }
-        return target
     }
 
     private func write(_ type: FLVTagType, _ timestamp: UInt32, _ body: ArraySlice<UInt8>) {
@@ -195,6 +229,6 @@ final class PublishRecorder {
             audioFrames: audioFrames, dataMessages: dataMessages, bytes: bytes,
             firstTimestampMs: firstTimestamp, lastTimestampMs: lastTimestamp,
             recordingPath: recordingPath, metadata: metadata, monotonic: monotonic, videoFourCC: videoFourCC,
-            announcedFourCcList: announcedFourCcList, endReason: reason)
+            announcedFourCcList: announcedFourCcList, droppedPeerValues: droppedPeerValues, endReason: reason)
     }
 }

@@ -31,7 +31,8 @@ public struct PublishSummary: Sendable {
     public var lastTimestampMs: Int?
     /// Path of the FLV recording, if a record directory was configured.
     public var recordingPath: String?
-    /// Properties of the last `onMetaData` received.
+    /// Properties of the last `onMetaData` received: those with a plain value, cut to a small cap
+    /// (`PeerValueCaps`: 64 properties, 4 KiB); an `onMetaData` over 64 KiB is not read.
     public var metadata: [AMF0Property]
     /// True when the timestamps of each track never went backwards.
     public var monotonic: Bool
@@ -39,10 +40,25 @@ public struct PublishSummary: Sendable {
     /// (`hvc1`, `av01`, `vp09`); nil without video.
     public var videoFourCC: String?
     /// The `fourCcList` the client's connect command announced (Enhanced RTMP); nil when it
-    /// announced none (a legacy client).
+    /// announced none (a legacy client). At most 16 entries of at most 8 bytes are kept.
     public var announcedFourCcList: [String]?
+    /// Entries of the `fourCcList` and properties of `onMetaData` that were dropped to keep
+    /// them within their caps (0 for a well-behaved publisher).
+    public var droppedPeerValues: Int
     /// Why the publish ended: "deleteStream", "FCUnpublish", "closeStream", "disconnect", "stop".
     public var endReason: String
+
+    /// What the summary holds in memory, roughly: its strings and lists (without the fixed fields,
+    /// which every summary has). The receiver keeps summaries within a budget of these bytes.
+    var estimatedBytes: Int {
+        let strings = app.utf8.count + stream.utf8.count + remote.utf8.count + endReason.utf8.count
+            + (recordingPath?.utf8.count ?? 0) + (videoFourCC?.utf8.count ?? 0)
+        let list = announcedFourCcList?.reduce(0) { $0 + 16 + $1.utf8.count } ?? 0
+        let properties = metadata.reduce(0) { total, property in
+            total + 48 + property.key.utf8.count + (property.value.stringValue?.utf8.count ?? 0)
+        }
+        return 256 + strings + list + properties
+    }
 
     /// `lastTimestampMs - firstTimestampMs`, 0 without media.
     public var durationMs: Int {

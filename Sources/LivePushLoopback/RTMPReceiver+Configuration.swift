@@ -7,7 +7,8 @@ extension RTMPReceiver {
         public var port: Int
         /// When set, each publish is recorded to `<recordDirectory>/<stream>.flv`: the stream name
         /// made a safe file name (`RTMPSessionHandler/fileName(_:)`), written to a file of its own
-        /// and renamed over an older recording of that name when it ends.
+        /// and given that name when it ends, or `<stream>-ID.flv` (and on) when a file has it: no
+        /// recording ever replaces another file.
         public var recordDirectory: String?
         /// Window Acknowledgement Size sent after connect (the client acknowledges this often).
         public var windowAcknowledgementSize: UInt32
@@ -17,6 +18,8 @@ extension RTMPReceiver {
         public var outgoingChunkSize: UInt32?
         /// When set, a publish must carry a valid `auth_key` (type A) or is rejected.
         public var authentication: PublishAuthentication?
+        /// When set, a publish must carry this secret as `?key=` after its stream name or is rejected.
+        public var publishKey: PublishKey?
         /// What one peer may cost (connections, time, memory, names).
         public var limits: Limits
 
@@ -29,8 +32,10 @@ extension RTMPReceiver {
             peerBandwidth: UInt32 = 2_500_000,
             outgoingChunkSize: UInt32? = 4096,
             authentication: PublishAuthentication? = nil,
+            publishKey: PublishKey? = nil,
             limits: Limits = Limits()
         ) {
+            self.publishKey = publishKey
             self.limits = limits
             self.authentication = authentication
             self.host = host

@@ -100,7 +100,7 @@ public final class RTMPReceiver: Sendable {
     /// Connections open now.
     public var connectionCount: Int { core.connectionCount }
 
-    /// Summaries of the publishes that have ended (the last 10,000), oldest first.
+    /// Summaries of the publishes that have ended (the last 10,000, within 8 MiB), oldest first.
     public func summaries() -> [PublishSummary] {
         core.summaries()
     }

@@ -1,3 +1,5 @@
+import LivePushWire
+
 /// What the session handler makes of names and numbers a peer sends: nothing it takes from
 /// the wire is used as it came.
 extension RTMPSessionHandler {
@@ -5,6 +7,14 @@ extension RTMPSessionHandler {
     static func streamID(_ number: Double) -> UInt32? {
         guard number.isFinite, number >= 0, number <= Double(UInt32.max), number.rounded(.towardZero) == number else { return nil }
         return UInt32(number)
+    }
+
+    /// The name of a command message (its first value), read without decoding the rest; nil when
+    /// it does not start with a string.
+    static func commandName(_ message: RTMPMessage) -> String? {
+        var offset = message.type == .commandAMF3 && message.payload.first == 0 ? 1 : 0
+        guard let value = try? AMF0.decodeValue(message.payload, offset: &offset) else { return nil }
+        return value.stringValue
     }
 
     /// The stream name without a `?query` part.

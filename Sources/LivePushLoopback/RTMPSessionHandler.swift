@@ -1,3 +1,4 @@
+import LivePush
 import LivePushWire
 import NIOCore
 
@@ -15,8 +16,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
     private var remote = "?"
     private var app: String?
     private var objectEncoding: Double = 0
-    /// The connect command's `fourCcList` (an Enhanced RTMP client); nil for a legacy one.
+    /// The connect command's `fourCcList` (an Enhanced RTMP client), cut to ``PeerValueCaps``;
+    /// nil for a legacy client.
     private var announcedFourCcList: [String]?
+    /// Entries of the `fourCcList` past the caps.
+    private var droppedFourCCs = 0
+    private let caps = PeerValueCaps()
     /// The Enhanced RTMP codecs the receiver reads: it counts and records any FourCC's frames.
     static let readableFourCCs = ["hvc1", "av01", "vp09"]
     private var nextStreamID: UInt32 = 1
@@ -51,6 +56,9 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             endPublish(streamID: streamID, reason: hold == nil ? "disconnect" : "stale")
         }
         core.emit(.disconnected(remote: remote))
+        // What the connection held (its chunk buffers, a large command's decoded values) goes back
+        // to the system, not only to glibc's heap: a peer that sent megabytes leaves no trace.
+        FreedMemory.releaseSoon()
         context.fireChannelInactive()
     }
 
@@ -87,6 +95,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
                 core.emit(.protocolError("\(remote): \(error)"))
             }
         case .commandAMF0, .commandAMF3:
+            // Decoding costs many times a message's size; no real connect needs more than a few hundred bytes.
+            if message.payload.count > limits.maxConnectCommandBytes, Self.commandName(message) == "connect" {
+                core.noteLimit(.connectTooLarge, remote: remote)
+                rejectConnect("The connect command is larger than \(limits.maxConnectCommandBytes) bytes.", transaction: 1, context: context)
+                return
+            }
             do {
                 let command = try RTMPCommand(message: message)
                 handle(command, streamID: message.streamID, context: context)
@@ -136,23 +150,12 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         case "connect":
             let app = command.commandObject["app"]?.stringValue ?? ""
             guard isAcceptableName(app) else {
-                context.write(wrapOutboundOut(.command([
-                    .string("_error"), .number(txn), .null,
-                    status("error", "NetConnection.Connect.Rejected", "The app name is longer than \(limits.maxNameBytes) bytes."),
-                ], chunkStreamID: Self.commandChunkStream)), promise: nil)
-                context.flush()
-                context.close(mode: .output, promise: nil)
+                rejectConnect("The app name is longer than \(limits.maxNameBytes) bytes.", transaction: txn, context: context)
                 return
             }
             if let faults, let rule = faults.takeRTMPFault({ $0 == .rejectConnect }) {
-                context.write(wrapOutboundOut(.command([
-                    .string("_error"), .number(txn), .null,
-                    status("error", "NetConnection.Connect.Rejected", "Connection rejected (fault injection: \(rule))"),
-                ], chunkStreamID: Self.commandChunkStream)), promise: nil)
                 faults.noteClose("connect rejected by fault \(rule)")
-                context.flush()
-                // FIN after the reply; the client reads it, then the end of the stream.
-                context.close(mode: .output, promise: nil)
+                rejectConnect("Connection rejected (fault injection: \(rule))", transaction: txn, context: context)
                 return
             }
             self.app = app
@@ -160,7 +163,10 @@ final class RTMPSessionHandler: ChannelInboundHandler {
             // Enhanced RTMP: the client names the codecs it will send; the answer names those
             // this receiver reads (all of E-RTMP v1's), as an E-RTMP server does.
             if case .strictArray(let values)? = command.commandObject["fourCcList"] {
-                announcedFourCcList = values.compactMap(\.stringValue)
+                let trimmed = caps.fourCcList(values)
+                announcedFourCcList = trimmed.kept
+                droppedFourCCs = trimmed.dropped
+                if trimmed.dropped > 0 { core.noteLimit(.peerValuesTrimmed, remote: remote) }
             }
             context.write(wrapOutboundOut(.windowAcknowledgementSize(configuration.windowAcknowledgementSize)), promise: nil)
             context.write(wrapOutboundOut(.setPeerBandwidth(configuration.peerBandwidth, limitType: 2)), promise: nil)
@@ -260,6 +266,13 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         }
         let stream = Self.streamName(rawName)
         let app = self.app ?? ""
+        if let publishKey = configuration.publishKey, !publishKey.admits(rawName: rawName) {
+            // Before anything else is said about the name (whether it is on air).
+            refusePublish("Authentication failed: wrong or missing publish key.", code: "NetStream.Publish.BadAuth",
+                          streamID: streamID, context: context)
+            core.emit(.protocolError("\(remote): publish \(app)/\(stream) rejected: wrong or missing publish key"))
+            return
+        }
         if let faults, let rule = faults.takeRTMPFault({ if case .rejectPublish = $0 { true } else { false } }),
            case .rejectPublish(let kind) = rule.fault {
             context.write(wrapOutboundOut(.command([
@@ -305,7 +318,8 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         do {
             let core = self.core
             recorder = try PublishRecorder(publishID: publishID, app: app, stream: stream, remote: remote, recordingPath: path,
-                                           announcedFourCcList: announcedFourCcList,
+                                           announcedFourCcList: announcedFourCcList, droppedFourCCs: droppedFourCCs,
+                                           caps: caps, maxMetadataMessageBytes: limits.maxMetadataMessageBytes,
                                            isNewest: { core.isNewestPublish(publishID, of: stream) })
         } catch {
             core.emit(.protocolError("\(remote): cannot record \(path ?? "?"): \(error)"))
@@ -315,6 +329,7 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         let core = self.core
         let remote = self.remote
         recorder.onRecordingError = { core.emit(.protocolError("\(remote): \($0)")) }
+        recorder.onLimit = { core.noteLimit($0, remote: remote) }
         publishes[streamID] = recorder
         send([.string("onStatus"), .number(0), .null,
               status("status", "NetStream.Publish.Start", "Start publishing",
@@ -336,12 +351,24 @@ final class RTMPSessionHandler: ChannelInboundHandler {
         return false
     }
 
-    private func refusePublish(_ description: String, streamID: UInt32, context: ChannelHandlerContext) {
+    private func refusePublish(_ description: String, code: String = "NetStream.Publish.BadName", streamID: UInt32,
+                               context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(.command([
             .string("onStatus"), .number(0), .null,
-            status("error", "NetStream.Publish.BadName", description),
+            status("error", code, description),
         ], streamID: streamID, chunkStreamID: Self.streamChunkStream)), promise: nil)
         context.flush()
+    }
+
+    /// `_error` `NetConnection.Connect.Rejected`, then a FIN after the reply: the client reads it,
+    /// then the end of the stream.
+    private func rejectConnect(_ description: String, transaction: Double, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.command([
+            .string("_error"), .number(transaction), .null,
+            status("error", "NetConnection.Connect.Rejected", description),
+        ], chunkStreamID: Self.commandChunkStream)), promise: nil)
+        context.flush()
+        context.close(mode: .output, promise: nil)
     }
 
     /// A command payload that starts like a reply but cannot be decoded: a string marker whose

@@ -13,7 +13,7 @@ final class ReceiverCore: Sendable {
     struct State {
         var nextID = 1
         var nextPublishID = 1
-        var summaries: [PublishSummary] = []
+        var summaries = SummaryLog()
         var activePublishes: [String: Int] = [:]
         /// The newest publish id per stream name.
         var newestPublish: [String: Int] = [:]
@@ -33,9 +33,6 @@ final class ReceiverCore: Sendable {
         var number: Int
         var handshakeDone = false
     }
-
-    /// Summaries kept for ``summaries()`` and waiters; older ones are dropped first.
-    static let keptSummaries = 10_000
 
     private let state = Locked(State())
     private let events = EventSubscribers<ReceiverEvent>()
@@ -93,8 +90,8 @@ final class ReceiverCore: Sendable {
 
     func publishEnded(_ summary: PublishSummary) {
         let resumed: [Waiter] = state.withLock { s in
+            // Kept for ``summaries()`` and waiters, within SummaryLog's bounds (10,000, 8 MiB).
             s.summaries.append(summary)
-            if s.summaries.count > Self.keptSummaries { s.summaries.removeFirst(s.summaries.count - Self.keptSummaries) }
             if let n = s.activePublishes[summary.stream] {
                 s.activePublishes[summary.stream] = n > 1 ? n - 1 : nil
             }
@@ -112,7 +109,7 @@ final class ReceiverCore: Sendable {
     }
 
     func summaries() -> [PublishSummary] {
-        state.withLock { $0.summaries }
+        state.withLock { $0.summaries.summaries }
     }
 
     func makeWaiterID() -> Int {
@@ -130,7 +127,7 @@ final class ReceiverCore: Sendable {
             if Task.isCancelled { return .fail(CancellationError()) }
             // Done when the newest publish of the stream has ended: an older one that a client
             // left for dead (a stalled connection) may never end.
-            if let last = s.summaries.last(where: { $0.stream == stream }),
+            if let last = s.summaries.summaries.last(where: { $0.stream == stream }),
                s.activePublishes[stream] == nil || s.newestPublish[stream] == last.publishID {
                 return .summary(last)
             }

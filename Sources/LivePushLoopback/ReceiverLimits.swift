@@ -28,6 +28,12 @@ extension RTMPReceiver {
         public var maxChunkStreams: Int
         /// Longest app or stream name, in UTF-8 bytes; a longer one is refused, never echoed.
         public var maxNameBytes: Int
+        /// Largest `connect` command the receiver decodes, in bytes. A real client's is well under
+        /// 1 KiB; a larger one (a million-entry `fourCcList`) is rejected unread.
+        public var maxConnectCommandBytes: Int
+        /// Largest `onMetaData` message the receiver decodes for its summary, in bytes. A larger one
+        /// is still recorded to the FLV file, but not read.
+        public var maxMetadataMessageBytes: Int
 
         /// Creates limits.
         public init(
@@ -39,8 +45,12 @@ extension RTMPReceiver {
             maxUnreadReplyBytes: Int = 1 << 20,
             maxChunkStreamBytes: Int = 0xFF_FFFF + 64 * 1024,
             maxChunkStreams: Int = 64,
-            maxNameBytes: Int = 1024
+            maxNameBytes: Int = 1024,
+            maxConnectCommandBytes: Int = 64 * 1024,
+            maxMetadataMessageBytes: Int = 64 * 1024
         ) {
+            self.maxConnectCommandBytes = maxConnectCommandBytes
+            self.maxMetadataMessageBytes = maxMetadataMessageBytes
             self.handshakeTimeout = handshakeTimeout
             self.idleTimeout = idleTimeout
             self.maxConnections = maxConnections
@@ -76,6 +86,12 @@ public enum ReceiverLimit: String, Sendable, CaseIterable {
     case nameTooLong
     /// A number from the wire out of range (a stream id that is NaN, negative or too large) was ignored.
     case numberOutOfRange
+    /// A `connect` command larger than ``RTMPReceiver/Limits/maxConnectCommandBytes`` was rejected unread.
+    case connectTooLarge
+    /// An `onMetaData` larger than ``RTMPReceiver/Limits/maxMetadataMessageBytes`` was recorded but not read.
+    case metadataTooLarge
+    /// A `fourCcList` or an `onMetaData` was cut to what a summary keeps (see `PeerValueCaps`).
+    case peerValuesTrimmed
 }
 
 /// How often each limit was reached since the receiver started.

@@ -28,9 +28,11 @@ struct EmbeddedReceiver: Sendable {
 
 extension PublishSummary {
     var text: String {
-        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes\(videoFourCC.flatMap { $0 == "avc1" ? nil : ", \($0)" } ?? "")), \(audioFrames) audio frames, "
+        // The FourCC is the peer's four bytes (an `ESC [ 2 J` would clear the screen): escaped.
+        let codec = videoFourCC.flatMap { $0 == "avc1" ? nil : ", " + TerminalText.escape($0, limit: 16) } ?? ""
+        var line = "received: \(videoFrames) video frames (\(videoKeyframes) keyframes\(codec)), \(audioFrames) audio frames, "
         line += "\(bytes) bytes, \(Double(durationMs) / 1000) s, timestamps \(monotonic ? "monotonic" : "NOT monotonic")"
-        if let recordingPath { line += "\nrecorded: \(recordingPath)" }
+        if let recordingPath { line += "\nrecorded: \(TerminalText.escape(recordingPath, limit: 1024))" }
         return line
     }
 

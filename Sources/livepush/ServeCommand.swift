@@ -1,5 +1,9 @@
 import ArgumentParser
+import LivePush
 import LivePushLoopback
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
         its handshake in --handshake-timeout and is closed after --idle-timeout without a byte; at \
         --max-connections a new connection replaces the oldest one still in its handshake, or is \
         refused. Each limit reached prints a line; at the end a line counts them. SIGINT and SIGTERM \
-        stop gracefully (open recordings are closed whole).
+        stop gracefully (open recordings are closed whole). A --host beyond loopback prints a warning: \
+        anyone who reaches the port can publish unless a publish key is set (--publish-key, \
+        --publish-key-file or LIVEPUSH_PUBLISH_KEY), which publishers then append to the stream \
+        name as ?key=KEY.
         """
     )
 
@@ -32,6 +39,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds without a byte from a peer before its connection is closed.")
     var idleTimeout = 60.0
 
+    @Option(name: .customLong("publish-key"),
+            help: "Secret every publish must carry as ?key=KEY after the stream name (visible in ps: prefer --publish-key-file).")
+    var publishKey: String?
+
+    @Option(name: .customLong("publish-key-file"), help: "File holding the publish key (its first line).")
+    var publishKeyFile: String?
+
     func validate() throws {
         if port < 0 || port > 65_535 { throw ValidationError("--port must be a port number (0 picks a free one)") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
@@ -46,7 +60,23 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxConnections = maxConnections
         limits.handshakeTimeout = .milliseconds(Int64(handshakeTimeout * 1000))
         limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
-        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record, limits: limits))
+        // A peer decides how large the messages it sends are (up to 16 MiB each): their buffers must
+        // go back to the system when freed, not stay in the event loop thread's heap.
+        FreedMemory.mapLargeBlocks()
+        let key = try ServePublishKeySources(option: publishKey, file: publishKeyFile,
+                                             environment: getenv(ServePublishKeySources.environmentVariable).map { String(cString: $0) }).key()
+        if publishKey != nil {
+            Console.error("livepush: warning: --publish-key shows the key to anyone who lists processes; "
+                + "\(ServePublishKeySources.environmentVariable) or --publish-key-file keep it out of sight\n")
+        }
+        if !ListenHost.isLoopback(host) {
+            // Said on every start, since the default is loopback: this was asked for, but may not be meant.
+            Console.error("livepush: warning: --host \(TerminalText.escape(host, limit: 256)) is beyond loopback: anyone who reaches it "
+                + (key == nil ? "can publish and fill the record directory; set a publish key (--publish-key-file, docs/operators-guide.md)\n"
+                              : "can try to publish; only publishes with the publish key are accepted\n"))
+        }
+        let receiver = RTMPReceiver(configuration: .init(host: host, port: port, recordDirectory: record, publishKey: key,
+                                                         limits: limits))
         let events = receiver.events
         let bound: Int
         do {
@@ -57,7 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let interrupt = InterruptHandler { receiver.stop() }
         defer { interrupt.cancel() }
-        Console.line("listening on rtmp://\(host):\(bound)/live/STREAM" + (record.map { ", recording to \($0)" } ?? ""))
+        Console.line("listening on rtmp://\(host):\(bound)/live/STREAM" + (key.map { "?key=\($0)" } ?? "")
+            + (record.map { ", recording to \($0)" } ?? ""))
         for await event in events {
             switch event {
             // App and stream names, and what errors quote, are the peer's words: escaped.
