@@ -131,16 +131,14 @@ struct PushCommand: AsyncParsableCommand {
     }
 
     /// `--auth-key`, `--auth-key-file` and `LIVEPUSH_AUTH_KEY`.
-    private var authKeySources: PushAuthKeySources {
-        PushAuthKeySources(option: authKey, file: authKeyFile,
-                           environment: ProcessInfo.processInfo.environment[PushAuthKeySources.environmentVariable])
+    private var authKeySources: SecretSources {
+        SecretSources(what: "auth key", optionName: "--auth-key", fileOptionName: "--auth-key-file",
+                      environmentVariable: AuthCommandSupport.keyVariable, option: authKey, file: authKeyFile)
     }
 
     func run() async throws {
-        let privateKey = try authKeySources.key()
-        if authKey != nil {
-            Console.error("livepush: warning: --auth-key is visible to every user in the process list; use --auth-key-file or \(PushAuthKeySources.environmentVariable)\n")
-        }
+        let privateKey = try authKeySources.secret()
+        if let warning = authKeySources.commandLineWarning { Console.error(warning) }
         var config = PushConfig()
         config.pacing = fast ? .asFastAsPossible : .realTime
         config.looping = loop.value

@@ -63,12 +63,15 @@ struct ServeCommand: AsyncParsableCommand {
         // A peer decides how large the messages it sends are (up to 16 MiB each): their buffers must
         // go back to the system when freed, not stay in the event loop thread's heap.
         FreedMemory.mapLargeBlocks()
-        let key = try ServePublishKeySources(option: publishKey, file: publishKeyFile,
-                                             environment: getenv(ServePublishKeySources.environmentVariable).map { String(cString: $0) }).key()
-        if publishKey != nil {
-            Console.error("livepush: warning: --publish-key shows the key to anyone who lists processes; "
-                + "\(ServePublishKeySources.environmentVariable) or --publish-key-file keep it out of sight\n")
+        let sources = SecretSources(what: "publish key", optionName: "--publish-key", fileOptionName: "--publish-key-file",
+                                    environmentVariable: "LIVEPUSH_PUBLISH_KEY", option: publishKey, file: publishKeyFile)
+        let key = try sources.secret().map { secret throws(ValidationError) in
+            guard let key = PublishKey(secret) else {
+                throw ValidationError("the publish key must be letters, digits, '-', '.', '_' or '~'")
+            }
+            return key
         }
+        if let warning = sources.commandLineWarning { Console.error(warning) }
         if !ListenHost.isLoopback(host) {
             // Said on every start, since the default is loopback: this was asked for, but may not be meant.
             Console.error("livepush: warning: --host \(TerminalText.escape(host, limit: 256)) is beyond loopback: anyone who reaches it "

@@ -242,7 +242,7 @@ final class ServeHostilePeerRoundTwoTests: XCTestCase {
         XCTAssertNotNil(started, exposed.standardError)
         _ = await exposed.awaitExit(timeout: .seconds(20))
         XCTAssertTrue(exposed.standardError.contains("warning: --host 0.0.0.0 is beyond loopback"), exposed.standardError)
-        XCTAssertTrue(exposed.standardError.contains("warning: --publish-key shows the key"), exposed.standardError)
+        XCTAssertTrue(exposed.standardError.contains("warning: --publish-key is visible to every user"), exposed.standardError)
         XCTAssertFalse((exposed.output + [exposed.standardError]).contains { $0.contains("not-for-publishing-0") }, "the key is never printed")
 
         let local = try RunningCLI(["serve", "--port", "0", "--host", "127.0.0.1"])
