@@ -21,11 +21,7 @@ final class ServeHostilePeerTests: XCTestCase {
 
     /// Starts `livepush serve` on a free port, recording into the test's directory.
     private func startServe(_ extra: [String] = []) async throws -> (RunningCLI, Int) {
-        let serve = try RunningCLI(["serve", "--port", "0", "--record", directory.path] + extra)
-        let started = await serve.awaitLine { $0.hasPrefix("listening on ") }
-        let banner = try XCTUnwrap(started, "serve did not start: \(serve.standardError)")
-        let port = try XCTUnwrap(banner.split(separator: ":").dropFirst(2).first?.split(separator: "/").first.flatMap { Int($0) })
-        return (serve, port)
+        try await ServeProcess.start(recordingInto: directory, extra)
     }
 
     /// A connected client (handshake and `connect` done) on the `live` app.
