@@ -71,8 +71,12 @@ final class BGMRealTimeTests: NginxTestCase {
         defer { http.stop() }
         let pusher = LivePusher(config: realTimeConfig())
         let events = pusher.events()
+        let watch = pusher.events()
         pusher.bgmVolume = 100
         try pusher.startBGM(source: http.url("music.mp3"))
+        // The push does not wait for a network source (it buffers while the push goes on), so
+        // the music would race the push's first frames: the push starts once it has opened.
+        _ = try await PushHelpers.awaitEvent(watch) { $0.name == "bgmStarted" }
         let push = try await BGMPush.run(pusher, events: events, file: source, server: server, stream: "http", timeout: .seconds(30))
         XCTAssertEqual(push.bgmEvents.first?.name, "bgmStarted")
         for (time, level) in push.tones.levels(1000, window: 0.5) where time < 3.5 {
