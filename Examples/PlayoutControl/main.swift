@@ -6,7 +6,7 @@
 // The channel plays 4 s of CONTENT. A second in, the app puts 1 s of INSERT on air now (the
 // content is cut and resumes where it stood), appends 2 s of INSERT to the content, and skips
 // that one half a second after it started. The pictures: CONTENT 0-1 s, INSERT 0-1 s,
-// CONTENT 1-4 s, INSERT 0-0.5 s. Exits 0 when the channel played exactly that and ended well.
+// CONTENT 1-4 s, INSERT 0-0.5 s (about: the skip prints the media time it came at). Exits 0 when the channel played exactly that and ended well.
 //
 // Why the library and not the HTTP endpoint: an app that links LivePush holds the channel's
 // `PlayoutControl` itself, and its methods are what `livepush playout --control HOST:PORT`
@@ -74,7 +74,10 @@ for await event in events {
         if entry.id == "extra" {
             Task {
                 try await Task.sleep(for: .milliseconds(500))
-                print("skipping \(control.currentEntry?.id ?? "nothing")")
+                // Where the channel stands is its media time, not the wall clock's: a busy
+                // machine may have sent less than the half second slept.
+                let sent = Double(pusher.stats().mediaTimeSent) / 1_000_000
+                print("skipping \(control.currentEntry?.id ?? "nothing") at \(String(format: "%.3f", sent)) s of media sent")
                 control.skip()
             }
         }

@@ -114,11 +114,41 @@ final class RenditionTests: XCTestCase {
     /// The copy output's path stalls (2 Mbit/s into a peer that stops reading after 1 s): it
     /// sheds its own queue, while both rendition outputs keep every frame and the push keeps
     /// real time. The renditions' encoders run on the producer, never behind an output.
+    ///
+    /// Keeping real time here means decoding 640x360 and running two encodes at 25 fps, which a
+    /// debug build on a busy machine may not manage: the same push without the stall, run first
+    /// in this test, measures what the machine gives, and the stall may add nothing to it.
     func testAStalledOutputNeverSlowsTheRenditionOutputs() async throws {
         let nginx = try startNginx()
         let file = try source()
-        let loopback = FaultLoopback(configuration: .init(upstream: "127.0.0.1:\(nginx.port)",
-                                                          faults: [try FaultSpec.parse("stall@after=1s")]))
+        let baseline = try await pushThroughLoopback(nginx, file, faults: [], streams: ["direct", "small0", "medium0"])
+        XCTAssertNil(baseline.error)
+        XCTAssertEqual(baseline.stats.outputs.map(\.videoFramesSent), [200, 200, 200], "without the stall every output sends all")
+
+        let run = try await pushThroughLoopback(nginx, file, faults: [try FaultSpec.parse("stall@after=1s")],
+                                                streams: ["stalled", "small", "medium"])
+        let stalled = run.stats.outputs[0]
+        print("without the stall: \(baseline.elapsed), producer \(baseline.stats.lateness.worst / 1000) ms late at worst; "
+              + "with it: \(run.elapsed), \(run.stats.lateness.worst / 1000) ms; the stalled output sent \(stalled.videoFramesSent) frames")
+        XCTAssertLessThan(stalled.videoFramesSent, 200, "the stalled output could not send everything")
+        XCTAssertLessThanOrEqual(run.elapsed, baseline.elapsed + .seconds(2), "the push kept the pace it keeps without the stall")
+        XCTAssertLessThanOrEqual(run.stats.lateness.worst, baseline.stats.lateness.worst + 200_000,
+                                 "the producer was never held up by the stall (µs late at most)")
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200, 200])
+        for stream in ["small", "medium"] {
+            let probe = try FFProbe.run(try await nginx.awaitRecording(stream: stream))
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, "\(stream): \(run.eventNames) \(run.stats.outputs)")
+            XCTAssertEqual(probe.audioPackets.count, 346, stream)
+        }
+    }
+
+    /// A real-time push of `file`: output 0 (the source copied) through a loopback with
+    /// `faults`, outputs 1 and 2 (320x180 and 480x270 renditions) straight to nginx.
+    private func pushThroughLoopback(_ nginx: NginxRTMPServer, _ file: String, faults: [FaultRule],
+                                     streams: [String]) async throws -> PushRun {
+        let loopback = FaultLoopback(configuration: .init(upstream: "127.0.0.1:\(nginx.port)", faults: faults))
+        self.loopback?.stop()
         self.loopback = loopback
         let port = try loopback.start()
         var config = PushConfig()
@@ -128,21 +158,9 @@ final class RenditionTests: XCTestCase {
                               2: VideoRendition(width: 480, height: 270, bitrateKbps: 500)]
         let pusher = LivePusher(config: config)
         let events = pusher.events()
-        try pusher.start(file: file, urls: ["rtmp://127.0.0.1:\(port)/\(NginxRTMPServer.application)/stalled",
-                                            nginx.url(stream: "small"), nginx.url(stream: "medium")])
-        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
-
-        let stalled = run.stats.outputs[0]
-        XCTAssertLessThan(stalled.videoFramesSent, 200, "the stalled output could not send everything")
-        XCTAssertLessThan(run.elapsed, .seconds(20), "the push kept real time")
-        XCTAssertLessThan(run.stats.lateness.worst, 200_000, "the producer was never held up (µs late at most)")
-        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200, 200])
-        for stream in ["small", "medium"] {
-            let probe = try FFProbe.run(try await nginx.awaitRecording(stream: stream))
-            probe.assertWellFormed()
-            XCTAssertEqual(probe.videoPackets.count, 200, "\(stream): \(run.eventNames) \(run.stats.outputs)")
-            XCTAssertEqual(probe.audioPackets.count, 346, stream)
-        }
+        try pusher.start(file: file, urls: ["rtmp://127.0.0.1:\(port)/\(NginxRTMPServer.application)/\(streams[0])",
+                                            nginx.url(stream: streams[1]), nginx.url(stream: streams[2])])
+        return try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
     }
 
     /// Bad per-output settings are refused before anything connects, with their code.

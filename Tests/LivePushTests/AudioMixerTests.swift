@@ -165,6 +165,20 @@ final class AudioMixerTests: XCTestCase {
         _ = lease
     }
 
+    /// Music started before the push is in the push's very first frame: attaching waits for a
+    /// local file that is still opening (the player reports it on a thread of its own), instead
+    /// of leaving the first frames without it, which in `--fast` is half a second of media.
+    func testMusicStartedBeforeAttachIsInTheFirstFrame() throws {
+        let wav = try constantWAV(value: 8192, seconds: 0.5)
+        let mixer = AudioMixer()
+        try mixer.apply(.startBGM(source: wav, loop: false, timeout: .seconds(2)))
+        let lease = mixer.attach(format: Self.format)  // no wait for bgmStarted: the push's own start
+        var frame = try Self.frame(value: 0.1)
+        try mixer.process(&frame)
+        XCTAssertEqual(Self.values(frame)[0], 0.225, accuracy: 1e-4, "0.1 of source and 0.125 of music")
+        _ = lease
+    }
+
     func testAtMostEightEffectsPlayAtOnce() throws {
         let wav = try constantWAV(value: 8192, seconds: 0.5)
         let pusher = LivePusher()

@@ -67,11 +67,17 @@ final class AudioMixer: Sendable {
     /// lease ends (with the encoder) when the push's source is released.
     func attach(format: AudioFormat) -> AudioMixerLease {
         attached.add(1, ordering: .relaxed)
-        let players = state.withLock { s -> [AudioStreamPlayer] in
+        let (players, opening) = state.withLock { s -> ([AudioStreamPlayer], AudioStreamPlayer?) in
             s.format = format
-            return (s.bgm.map { [$0.player] } ?? []) + s.effects.values.map(\.player)
+            let opening = s.bgm.flatMap { $0.opened ? nil : $0.player }
+            return ((s.bgm.map { [$0.player] } ?? []) + s.effects.values.map(\.player), opening)
         }
         for player in players { player.setFormat(format) }
+        // Music started before the push begins with it: `process` mixes the BGM only once its
+        // player reported it opened, which races the push's first frame (in `--fast`, 30 ms of
+        // opening is half a second of media). A local file still opening is waited for, bounded,
+        // as `mix` waits for a local decoder that is behind.
+        opening?.awaitOpening(limit: AudioStreamPlayer.localWaitLimit)
         limiter.withLock { $0 = AudioLimiter() }
         return AudioMixerLease(mixer: self)
     }

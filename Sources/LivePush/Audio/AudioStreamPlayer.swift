@@ -52,6 +52,8 @@ final class AudioStreamPlayer: @unchecked Sendable {
     private var stopped = false
     /// Network sources: whether enough is buffered to play.
     private var ready = false
+    /// Opening the source is over: it opened (and the owner was told), or it failed.
+    private var openingOver = false
     private var written: Int64 = 0
     private var consumed: Int64 = 0
     /// Values of `written` where a new loop pass begins, and where the current pass began in `consumed`.
@@ -98,6 +100,21 @@ final class AudioStreamPlayer: @unchecked Sendable {
         passesDone = 0
         ready = false
         lock.broadcast()
+    }
+
+    /// Waits (at most `limit`) until a local source has opened or failed: opening a file takes
+    /// milliseconds, and music started before a push must be heard from its first frame. A
+    /// network source is not waited for; it buffers while the push goes on.
+    func awaitOpening(limit: Duration) {
+        guard !isNetwork else { return }
+        let deadline = monotonicMicroseconds() + limit.nanoseconds / 1000
+        lock.withLock {
+            while !openingOver && !ended && !stopped {
+                let left = deadline - monotonicMicroseconds()
+                if left <= 0 { break }
+                lock.wait(timeout: .microseconds(left))
+            }
+        }
     }
 
     /// Adds up to `frame.sampleCount` samples of the source, times `gain`, into `frame`.
@@ -152,6 +169,11 @@ final class AudioStreamPlayer: @unchecked Sendable {
         }
         guard !interrupt.isCancelled else { return }
         onNotice(.opened(duration: decoder.duration))
+        // After the notice, so a mixer that waited for the opening finds the music opened.
+        lock.withLock {
+            openingOver = true
+            lock.broadcast()
+        }
         var passSamples: Int64 = 0
         do {
             while let (format, generation) = awaitFormat() {

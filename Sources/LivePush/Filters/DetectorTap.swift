@@ -5,14 +5,16 @@ import Synchronization
 /// building a backlog.
 final class DetectorTap: @unchecked Sendable {
     private let detector: any FrameDetector
+    /// Where the frames it skipped are counted (``PipelineStats/detectorFramesSkipped``).
+    private let figures: StageFigures
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var pending: VideoFrame?
     private var stopped = false
-    private(set) var skipped = 0
 
-    init(detector: any FrameDetector) {
+    init(detector: any FrameDetector, figures: StageFigures = StageFigures()) {
         self.detector = detector
+        self.figures = figures
         WorkerThread.start(name: "livepush.detector") { self.run() }
     }
 
@@ -21,7 +23,7 @@ final class DetectorTap: @unchecked Sendable {
     /// Offers a frame; replaces one that is still waiting.
     func offer(_ frame: VideoFrame) {
         lock.withLock {
-            if pending != nil { skipped += 1 }
+            if pending != nil { figures.update { $0.detectorFramesSkipped += 1 } }
             pending = frame
             lock.broadcast()
         }
@@ -30,6 +32,8 @@ final class DetectorTap: @unchecked Sendable {
     func stop() {
         lock.withLock {
             stopped = true
+            // Offered but never detected: skipped too, so detected + skipped is every frame.
+            if pending != nil { figures.update { $0.detectorFramesSkipped += 1 } }
             pending = nil
             lock.broadcast()
         }

@@ -184,6 +184,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         let filtered = !stages.filters.isEmpty
         stages.figures.update {
             $0.encoderCapacityFPS = monitor.capacityFPS
+            $0.longestSlowWindowRun = monitor.longestSlowRun
             if filtered { $0.filteredFrames += frames }
             if slow { $0.lowPerformanceEpisodes += 1 }
         }

@@ -160,7 +160,10 @@ extension PushOutput {
     private func publish(_ connection: Connected, _ resume: ResumeState) {
         let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
         let loop = SendLoop.next()
-        lock.withLock { self.loop = loop }
+        lock.withLock {
+            self.loop = loop
+            lastLoopIndex = loop.index
+        }
         switch connection {
         case .rtmp(let session):
             loop.attach(Publishing(output: self, connection: RTMPConnection(session: session, info: resume.info),

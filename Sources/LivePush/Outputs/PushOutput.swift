@@ -76,6 +76,8 @@ final class PushOutput: @unchecked Sendable {
     private var producerWaiting = false
     /// The send loop serving the published connection; nil while connecting.
     var loop: SendLoop?
+    /// The last send loop that served it (``SendLoop/index``), kept after its pump ends for the figures.
+    var lastLoopIndex: Int?
     /// While the output connects or reconnects: where that stands.
     var episode: ConnectEpisode?
     /// Media queued (µs) past which the producer wakes a waiting sender without waiting itself:
@@ -342,7 +344,8 @@ final class PushOutput: @unchecked Sendable {
             OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
                         videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                         droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
-                        kind: kind.isWHIP ? "whip" : kind.rawValue, srt: link, webrtc: webRTCLink)
+                        kind: kind.isWHIP ? "whip" : kind.rawValue, srt: link, webrtc: webRTCLink,
+                        sendLoop: lastLoopIndex)
         }
     }
 

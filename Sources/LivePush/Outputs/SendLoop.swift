@@ -14,7 +14,7 @@ import Synchronization
 /// `PushOutput+Connecting.swift`).
 final class SendLoop: @unchecked Sendable {
     /// One loop per core, two at least, shared by every push in the process.
-    static let pool: [SendLoop] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in SendLoop() }
+    static let pool: [SendLoop] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { SendLoop(index: $0) }
     private static let nextIndex = Atomic<Int>(0)
 
     /// The loop for a new connection: in turn, so that outputs spread over the loops.
@@ -37,7 +37,11 @@ final class SendLoop: @unchecked Sendable {
     private var attached: [ObjectIdentifier: any PublishingTurns] = [:]
     private var blocked: Set<ObjectIdentifier> = []
 
-    private init() {
+    /// Its place in ``pool``: which outputs share a loop (``OutputStats/sendLoop``).
+    let index: Int
+
+    private init(index: Int) {
+        self.index = index
         WorkerThread.start(name: "livepush.send") { self.run() }
     }
 

@@ -11,6 +11,12 @@ public struct PipelineStats: Sendable, Equatable {
     public var filteredFrames = 0
     /// Low-performance warnings (805438211) reported.
     public var lowPerformanceEpisodes = 0
+    /// Frames the detector never saw: it takes only the newest frame, and a slow one skips
+    /// those that came while it worked (internal: the tests account for every frame with it).
+    var detectorFramesSkipped = 0
+    /// The most consecutive one-second windows whose capacity was under the low-performance
+    /// threshold (internal: tests check the warning against what was measured).
+    var longestSlowWindowRun = 0
 
     /// Creates empty figures.
     public init() {}

@@ -100,6 +100,9 @@ public struct OutputStats: Sendable, Equatable {
     public var srt: SRTLinkStats?
     /// A WHIP output's link, as its peer's receiver reports say (quality, loss, RTT, jitter).
     public var webrtc: WebRTCLinkStats?
+    /// The send loop that served it last (its place in the pool), nil before it published:
+    /// outputs on one loop share its thread (internal: tests compare the outputs sharing one).
+    var sendLoop: Int?
 }
 
 /// One rendition's figures (see ``PushStats/renditions``).

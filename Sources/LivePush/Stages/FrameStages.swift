@@ -54,7 +54,7 @@ final class FrameStages {
     func setDetector(_ wanted: (any FrameDetector)?) {
         if let wanted, let detector, detector.identity == ObjectIdentifier(wanted) { return }
         detector?.stop()
-        detector = wanted.map { DetectorTap(detector: $0) }
+        detector = wanted.map { DetectorTap(detector: $0, figures: figures) }
     }
 
     // MARK: - Frames

@@ -18,6 +18,8 @@ struct PerformanceMonitor: Sendable {
     private(set) var inEpisode = false
     /// Capacity over the last complete window, frames per second.
     private(set) var capacityFPS: Double = 0
+    /// The most consecutive windows found below the threshold so far: what the warning followed.
+    private(set) var longestSlowRun = 0
 
     init(targetFPS: Double, threshold: Double = 0.7, windows: Int = 3) {
         self.targetFPS = max(1, targetFPS)
@@ -38,6 +40,7 @@ struct PerformanceMonitor: Sendable {
         if capacityFPS < threshold * targetFPS {
             slowWindows += 1
             fastWindows = 0
+            longestSlowRun = max(longestSlowRun, slowWindows)
         } else {
             fastWindows += 1
             slowWindows = 0

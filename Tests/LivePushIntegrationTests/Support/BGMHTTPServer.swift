@@ -10,6 +10,9 @@ import Glibc
 ///   (the connection stays open until `stop()`);
 /// - `GET /silent/NAME` accepts the request and never answers.
 ///
+/// It records when it stopped sending on a stalling or silent request (``stoppedSending(_:)``):
+/// a download timeout counts from there.
+///
 /// Plain POSIX sockets and one thread per connection; `stop()` closes every socket and is
 /// idempotent (also run from `deinit`).
 final class BGMHTTPServer: @unchecked Sendable {
@@ -20,6 +23,7 @@ final class BGMHTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var clients: Set<Int32> = []
     private var stopped = false
+    private var stalls: [String: ContinuousClock.Instant] = [:]
 
     init(directory: URL, stallAfterBytes: Int = 48_000) throws {
         self.directory = directory
@@ -33,6 +37,20 @@ final class BGMHTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    /// When the last request for `path` (`stall/NAME`, `silent/NAME`) got the last byte it will
+    /// get: nil while none did.
+    func stoppedSending(_ path: String) -> ContinuousClock.Instant? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stalls[path]
+    }
+
+    private func recordStall(_ path: String) {
+        lock.lock()
+        stalls[path] = .now
+        lock.unlock()
+    }
 
     func stop() {
         lock.lock()
@@ -80,13 +98,17 @@ final class BGMHTTPServer: @unchecked Sendable {
         }
         let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
         guard line.count >= 2 else { return finish(fd) }
-        var path = String(line[1].dropFirst())
+        let requested = String(line[1].dropFirst())
+        var path = requested
         var mode = "serve"
         for prefix in ["stall/", "silent/"] where path.hasPrefix(prefix) {
             mode = String(prefix.dropLast())
             path.removeFirst(prefix.count)
         }
-        if mode == "silent" { return }  // hold the connection; stop() closes it
+        if mode == "silent" {
+            recordStall(requested)
+            return  // hold the connection; stop() closes it
+        }
         guard let body = FileManager.default.contents(atPath: directory.appendingPathComponent(path).path) else {
             send(fd, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return finish(fd)
@@ -95,6 +117,7 @@ final class BGMHTTPServer: @unchecked Sendable {
                         + "Connection: close\r\n\r\n").utf8))
         if mode == "stall" {
             send(fd, Array(body.prefix(stallAfterBytes)))
+            recordStall(requested)
             return  // never more; stop() closes it
         }
         send(fd, Array(body))

@@ -55,6 +55,9 @@ final class FrameCounterFilter: VideoFilter {
         return false
     }
 
+    /// Frames that went through so far.
+    var seen: Int { count.withLock { $0 } }
+
     /// Waits until at least `n` frames went through (bounded by the caller's task timeout).
     func awaitFrame(_ n: Int) async {
         for await seen in frames where seen >= n { return }
