@@ -93,4 +93,17 @@ final class RedactionHostileURLTests: XCTestCase {
             }
         }
     }
+
+    /// A server's reason is text, not a URL: its words stay (the reconnect logic reads "Already
+    /// publishing" in it), and only what quotes a URL, a query or a user-info is masked.
+    func testAServersReasonKeepsItsWordsAndLosesItsSecrets() {
+        XCTAssertEqual(Redaction.redactText("NetStream.Publish.BadName: Already publishing"),
+                       "NetStream.Publish.BadName: Already publishing")
+        let quoted = Redaction.redactText("rejected rtmp://h/live/stream?auth_key=1700000000-0-0-deadbeefdeadbeef now")
+        XCTAssertTrue(quoted.hasPrefix("rejected rtmp://h/live/stre****?auth_key="), quoted)
+        XCTAssertTrue(quoted.hasSuffix(" now"), quoted)
+        XCTAssertFalse(quoted.contains("deadbeefdeadbeef"), quoted)
+        XCTAssertFalse(Redaction.redactText("bad key=supersecretvalue for alice@example.com").contains("supersecret"))
+        XCTAssertFalse(Redaction.redactText("user alice:pw123456@host").contains("pw123456"))
+    }
 }

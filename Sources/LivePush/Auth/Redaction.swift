@@ -40,6 +40,19 @@ public enum Redaction {
         redact(url, maskingStreamName: false)
     }
 
+    /// Free text that may quote a URL (a server's reason for a refusal:
+    /// `NetStream.Publish.BadName: Already publishing`, or `… rtmp://h/app?auth_key=…`): each
+    /// space-separated word holding a URL (`://`) is redacted as ``redactStreamKey(_:)`` does, a
+    /// `name=value` word as a query is, a word with an `@` is masked whole; the other words stay.
+    public static func redactText(_ text: String) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            if word.contains("://") { return redactStreamKey(String(word)) }
+            if word.contains("@") { return "****" }
+            if word.contains("=") { return redactParameters(word) }
+            return String(word)
+        }.joined(separator: " ")
+    }
+
     private static func redact(_ url: String, maskingStreamName: Bool) -> String {
         let parts = URLParts(url)
         var result = String(parts.authorityPrefix)

@@ -47,16 +47,16 @@ struct ServerReply {
         switch name {
         case "_error":
             if !connectAccepted || code?.hasPrefix("NetConnection.Connect") == true {
-                return LivePushError(.connectRejected, detail.isEmpty ? "_error" : Redaction.redactURL(detail))
+                return LivePushError(.connectRejected, detail.isEmpty ? "_error" : Redaction.redactText(detail))
             }
-            return LivePushError(.publishRejected, detail.isEmpty ? "_error" : Redaction.redactURL(detail))
+            return LivePushError(.publishRejected, detail.isEmpty ? "_error" : Redaction.redactText(detail))
         case "onStatus":
             guard level == "error" || code?.hasSuffix(".Failed") == true || code?.hasSuffix(".Rejected") == true
                     || code?.hasSuffix(".BadName") == true else { return nil }
             if code?.hasPrefix("NetConnection.Connect") == true {
-                return LivePushError(.connectRejected, Redaction.redactURL(detail))
+                return LivePushError(.connectRejected, Redaction.redactText(detail))
             }
-            return LivePushError(.publishRejected, Redaction.redactURL(detail))
+            return LivePushError(.publishRejected, Redaction.redactText(detail))
         default:
             return nil
         }
