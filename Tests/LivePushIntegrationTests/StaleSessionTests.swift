@@ -54,9 +54,10 @@ final class StaleSessionTests: XCTestCase {
     }
 
     func testTheLoopbackAloneModelsTheHeldSessionAsNginxDoes() async throws {
-        // No nginx: the loopback's receiver holds the name for 2 s after the silent death and
+        // No nginx: the loopback's receiver holds the name for 6 s after the silent death and
         // answers "Already publishing" meanwhile, as the nginx test above shows the real server does.
-        let loopback = FaultLoopback(configuration: .init(faults: [try FaultSpec.parse("stale=2s@conn=1,after=1500ms")]))
+        // (The hold is long enough for the first reconnect to fall inside it on a busy machine.)
+        let loopback = FaultLoopback(configuration: .init(faults: [try FaultSpec.parse("stale=6s@conn=1,after=1500ms")]))
         self.loopback = loopback
         let port = try loopback.start()
         let pusher = LivePusher(config: realTimeConfig())
@@ -64,7 +65,7 @@ final class StaleSessionTests: XCTestCase {
         try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(port)/live/model")
         defer { try? pusher.stop() }
         try await events.await("staleSession") { $0.name == "staleSession" }
-        try await events.await("reconnectSucceeded") { $0.name == "reconnectSucceeded" }
+        try await events.await("reconnectSucceeded", timeout: .seconds(30)) { $0.name == "reconnectSucceeded" }
         try pusher.stop()
         try await events.await("stopped") { $0.name == "stopped" }
         _ = try await loopback.waitForPublishEnd(stream: "model", timeout: .seconds(10))
