@@ -67,7 +67,8 @@ final class WHIPHostileEndpointTests: XCTestCase {
     func testSDPAnswersThatAreNoSDPAreRefused() {
         let bad: [String: SDPAnswer.Failure] = [
             "": .empty,
-            "\r\n": .badLine(1, "not of the form x=value"),
+            "\r\n\r\n": .empty,
+            "v=0\r\n\r\nm=video 9 RTP/AVP 96\r\n": .badLine(2, "not of the form x=value"),
             "v=1\r\nm=video 9 RTP/AVP 96\r\n": .notVersionZero,
             "v=0\r\ns=-\r\n": .noMedia,
             "v=0\r\nm=video 9 RTP/AVP 96\r\nno equals sign\r\n": .badLine(3, "not of the form x=value"),
@@ -86,6 +87,7 @@ final class WHIPHostileEndpointTests: XCTestCase {
         }
         XCTAssertEqual(try SDPAnswer(Self.answer).mediaSections, 1)
         XCTAssertEqual(try SDPAnswer("v=0\nm=video 9 RTP/AVP 96\nm=audio 9 RTP/AVP 0").mediaSections, 2, "bare LFs, no final line end")
+        XCTAssertEqual(try SDPAnswer(Self.answer + "\r\n\r\n").mediaSections, 1, "blank lines after the last are tolerated")
     }
 
     func testTerminalTextEscapesC1ControlsAndCapsTheLength() {

@@ -32,8 +32,9 @@ struct SDPAnswer: Sendable, Equatable {
     init(_ text: String) throws(Failure) {
         let body = Array(text.utf8)
         var lines = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        // The last line ends with its CRLF: what follows it is empty (and a missing final CRLF is tolerated).
-        if lines.last?.isEmpty == true { lines.removeLast() }
+        // The last line ends with its CRLF: what follows it is empty. Blank lines after the last
+        // (which lenient servers write) and a missing final CRLF are tolerated; blank lines within are not.
+        while let last = lines.last, last.isEmpty || last.elementsEqual([UInt8(ascii: "\r")]) { lines.removeLast() }
         guard !lines.isEmpty else { throw .empty }
         guard lines.count <= Self.maxLines else { throw .tooManyLines }
         var media = 0
