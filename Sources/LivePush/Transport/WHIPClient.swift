@@ -34,6 +34,14 @@ struct WHIPClient: Sendable {
     /// What the endpoint's response to the offer means, read from its text alone (so the
     /// fuzzer reads it as the client does): a session, or the coded error.
     func session(from response: HTTPMessage, at url: PushURL) throws(LivePushError) -> WHIPSession {
+        do {
+            return try readSession(from: response, at: url)
+        } catch {
+            throw masked(error)
+        }
+    }
+
+    private func readSession(from response: HTTPMessage, at url: PushURL) throws(LivePushError) -> WHIPSession {
         guard response.status == 201 else {
             // 200 and other successes are not what RFC 9725 allows for a new session.
             throw failure(response, from: url, expecting: "201 Created with an SDP answer")
@@ -87,6 +95,16 @@ struct WHIPClient: Sendable {
     /// balance load), never from https:// to http://, where anyone could read it. The token
     /// goes only to the endpoint's origin (``carriesToken(to:)``).
     private func send(
+        _ method: String, to url: PushURL, fields: [(String, String)], body: String?
+    ) throws(LivePushError) -> (HTTPMessage, PushURL) {
+        do {
+            return try sendFollowingRedirect(method, to: url, fields: fields, body: body)
+        } catch {
+            throw masked(error)
+        }
+    }
+
+    private func sendFollowingRedirect(
         _ method: String, to url: PushURL, fields: [(String, String)], body: String?
     ) throws(LivePushError) -> (HTTPMessage, PushURL) {
         let deadline = ContinuousClock.now + timeout
@@ -175,6 +193,18 @@ struct WHIPClient: Sendable {
         // Masked before escaping: an escaped token (a backslash doubled) would no longer match.
         if let token, !token.isEmpty { clean = clean.replacing(token, with: Redaction.mask(token)) }
         return TerminalText.escape(clean.trimming(" "), limit: limit)
+    }
+
+    /// `error` with the token masked wherever the endpoint's text (a `Location` it quotes, say)
+    /// carried it, as it is and as ``TerminalText`` writes it (a backslash doubled): the
+    /// readers that quote the endpoint (``LocationResolver``) do not know the token.
+    private func masked(_ error: LivePushError) -> LivePushError {
+        guard let token, let detail = error.detail else { return error }
+        var text = detail
+        for form in [token, TerminalText.escape(token, limit: .max)] {
+            text = text.replacing(form, with: Redaction.mask(token))
+        }
+        return text == detail ? error : LivePushError(error.code, text)
     }
 
     /// `value`, when it can go into a field as it is: visible ASCII and spaces only.
