@@ -108,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "LivePushIntegrationTests",
             dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
-            exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py", "Support/whip_endpoint.py"]
+            exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py", "Support/whip_endpoint.py",
+                      "Support/tls_terminator.py"]
         ),
     ]
 )

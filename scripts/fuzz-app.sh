@@ -3,7 +3,8 @@
 # runs one target over a copy of its corpus, then merges what reached new code back into it.
 #
 #   scripts/fuzz-app.sh TARGET [SECONDS] [MAX_LEN]   (default 600 s; TARGET: receiver-session,
-#                                                     recorder, schedule, channels-config)
+#                                                     recorder, schedule, channels-config,
+#                                                     whip-response, sdp-answer)
 #
 # These targets reach LivePush and LivePushLoopback (NIO, libav*, librtmp), so SwiftPM builds every
 # module with -sanitize=fuzzer,address into .build-fuzz/spm (SwiftPM's --sanitize instruments the C
@@ -20,8 +21,9 @@ seconds=${2:-600}
 case "$target" in
     receiver-session) max_len=${3:-1100000} ;;  # a 16 MiB name is out of reach; 1 MiB messages are not
     recorder) max_len=${3:-65536} ;;
-    schedule|channels-config) max_len=${3:-8192} ;;
-    *) echo "usage: scripts/fuzz-app.sh receiver-session|recorder|schedule|channels-config [SECONDS] [MAX_LEN]" >&2; exit 2 ;;
+    schedule|channels-config|sdp-answer) max_len=${3:-8192} ;;
+    whip-response) max_len=${3:-16384} ;;  # room for a head with several Link fields and an answer
+    *) echo "usage: scripts/fuzz-app.sh receiver-session|recorder|schedule|channels-config|whip-response|sdp-answer [SECONDS] [MAX_LEN]" >&2; exit 2 ;;
 esac
 
 out=.build-fuzz

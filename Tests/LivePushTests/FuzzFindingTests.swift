@@ -28,4 +28,24 @@ final class FuzzFindingTests: XCTestCase {
             XCTAssertEqual((error as? LivePushError)?.code, .invalidURL)
         }
     }
+
+    /// whip-response, crash-token-in-location: a `Location` that quoted the bearer token (and was
+    /// no URI, for its space) was shown in the error as the endpoint wrote it: LocationResolver
+    /// does not know the token. The client now masks it in every error it throws.
+    func testALocationQuotingTheTokenIsShownWithTheTokenMasked() throws {
+        for token in ["fuzz-token-0123456789", "back\\slash-token-42"] {
+            let answer = "v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n"
+            let response = try HTTPResponseParser.parse(Array(("HTTP/1.1 201 Created\r\nContent-Type: application/sdp\r\n"
+                + "Location: https://media.example.net/token \(token)[[\r\nContent-Length: \(answer.utf8.count)\r\n\r\n\(answer)").utf8))
+            let endpoint = try PushURL("https://whip.example.com/whip/endpoint")
+            let client = WHIPClient(endpoint: endpoint, token: token, timeout: .seconds(1))
+            XCTAssertThrowsError(try client.session(from: response, at: endpoint)) {
+                let error = $0 as? LivePushError
+                XCTAssertEqual(error?.code, .whipServerError)
+                let text = error?.description ?? ""
+                XCTAssertFalse(text.contains(token) || text.contains(TerminalText.escape(token)), text)
+                XCTAssertTrue(text.contains(Redaction.mask(token)), text)
+            }
+        }
+    }
 }

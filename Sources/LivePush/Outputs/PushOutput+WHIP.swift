@@ -14,8 +14,8 @@ extension PushOutput {
         let servers = lock.withLock { whipICEServers }
         let peer = try WebRTCPeer(decoderConfiguration: info.video?.decoderConfiguration,
                                   audioChannels: info.audio.map { min(2, max(1, $0.channels)) } ?? 0,
-                                  stunServer: servers.first { $0.url.lowercased().hasPrefix("stun") }?.webrtcbinURI,
-                                  turnServer: servers.first { $0.url.lowercased().hasPrefix("turn") }?.webrtcbinURI)
+                                  stunServer: Self.firstURI(of: servers, scheme: "stun"),
+                                  turnServer: Self.firstURI(of: servers, scheme: "turn"))
         let offer = try peer.makeOffer(gatherTimeout: Self.iceGatheringTimeout)
         let client = WHIPClient(endpoint: url, token: lock.withLock { whipToken }, tls: config.tls, timeout: config.connectTimeout)
         let session = try client.publish(offer: offer)
@@ -29,5 +29,10 @@ extension PushOutput {
             throw error
         }
         return WHIPConnection(peer: peer, client: client, session: session, opus: opus)
+    }
+
+    /// webrtcbin's URI of the first server of `scheme` (`stun`, `turn`, or their `s` forms) it can take.
+    static func firstURI(of servers: [ICEServer], scheme: String) -> String? {
+        servers.lazy.filter { $0.url.lowercased().hasPrefix(scheme) }.compactMap(\.webrtcbinURI).first
     }
 }

@@ -112,7 +112,8 @@ public struct PushConfig: Sendable {
     /// How the URL's auth_key or token expiry is read and how early it is reported.
     public var auth = AuthExpiryWatcher.Configuration()
     /// Interactive mode: the bearer token of the WHIP outputs (`http(s)://` URLs), sent as
-    /// `Authorization: Bearer` and never logged. When it is a JWT, `tokenWillExpire` comes 30 s
+    /// `Authorization: Bearer` to each endpoint's own origin only (not to a redirect or a session
+    /// resource on another scheme, host or port) and never logged. When it is a JWT, `tokenWillExpire` comes 30 s
     /// before its `exp` and `tokenExpired` at it; `refreshPushURLToken(_:)` replaces it.
     public var whipToken: String?
     /// The wall clock that auth expiry is measured against (injectable for tests).

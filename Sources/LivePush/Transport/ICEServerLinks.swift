@@ -7,7 +7,8 @@
 ///
 /// A field may hold several links separated by commas, and there may be several fields.
 /// Links of another relation (an endpoint may also announce other things) and URIs that are
-/// no STUN or TURN server are skipped, not refused: the session works without them.
+/// no STUN or TURN server (or whose host and port do not read, see ``ICEServer/webrtcbinURI``) are
+/// skipped, not refused: the session works without them.
 enum ICEServerLinks {
     static func parse(_ fieldValues: [String]) -> [ICEServer] {
         fieldValues.flatMap(links).compactMap(iceServer)
@@ -31,7 +32,9 @@ enum ICEServerLinks {
         // credential-type "password" is the only one defined; a credential of another type
         // (the withdrawn "oauth") would be handed to TURN as a password and fail there.
         if let type = parameter("credential-type"), type.lowercased() != "password" { return nil }
-        return ICEServer(url: link.target, username: parameter("username"), credential: parameter("credential"))
+        let server = ICEServer(url: link.target, username: parameter("username"), credential: parameter("credential"))
+        // `<stun:?>`, `<turn:>`, `<stun:a@b/c>`: no server webrtcbin could be given; skipped like the rest.
+        return server.webrtcbinURI == nil ? nil : server
     }
 
     /// The links of one field value. Commas and semicolons inside `<...>` and quoted strings

@@ -5,8 +5,16 @@
 /// (`https://host/whip/resource/1`), absolute paths (`/whip/resource/1`) and relative paths
 /// (`resource/1`, against the endpoint's directory) alike.
 enum LocationResolver {
+    /// A URL longer than this is no resource a WHIP endpoint means (the head is bounded anyway).
+    static let maxLength = 8 * 1024
+
     static func resolve(_ location: String, against base: PushURL) throws(LivePushError) -> PushURL {
         var reference = location.trimmingSpaces
+        // A URI is visible ASCII (RFC 3986 §2): anything else (a NUL, a C1 control, raw UTF-8)
+        // would go into the request line of the PATCH or DELETE as it is.
+        guard reference.utf8.count <= maxLength, reference.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw LivePushError(.whipServerError, "the endpoint's Location is no URI: \(shown(location))")
+        }
         // The fragment is the client's own business; it never goes to the server.
         if let hash = reference.firstIndex(of: "#") { reference = String(reference[..<hash]) }
         let absolute: String
@@ -33,8 +41,13 @@ enum LocationResolver {
             guard url.isWHIP else { throw LivePushError(.invalidURL) }
             return url
         } catch {
-            throw LivePushError(.whipServerError, "the endpoint's Location is no usable http(s) URL: \(Redaction.redactURL(location))")
+            throw LivePushError(.whipServerError, "the endpoint's Location is no usable http(s) URL: \(shown(location))")
         }
+    }
+
+    /// The endpoint's text, fit for an error: secrets masked, controls escaped, cut short.
+    private static func shown(_ location: String) -> String {
+        TerminalText.escape(Redaction.redactURL(String(location.prefix(maxLength))), limit: 200)
     }
 
     /// `scheme://host[:port]`, the port only when it is not the scheme's default.

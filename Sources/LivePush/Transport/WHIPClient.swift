@@ -5,8 +5,11 @@
 /// and SRT connects, and every call returns or throws within `timeout` (connect, TLS, request
 /// and response together; a redirect shares the same budget).
 ///
-/// The bearer token goes only into the `Authorization` field: errors carry the status, the
-/// URL redacted and a short, token-scrubbed excerpt of what the server said, never the token.
+/// The bearer token goes only into the `Authorization` field, and only of requests to the
+/// endpoint's own origin (scheme, host and port): a redirect or a session resource elsewhere
+/// gets none, as curl sends none across hosts. Nothing goes from https:// to http://. Errors
+/// carry the status, the URL redacted and a short, token-masked, escaped (``TerminalText``)
+/// excerpt of what the server said, never the token.
 struct WHIPClient: Sendable {
     let endpoint: PushURL
     private let token: String?
@@ -25,6 +28,20 @@ struct WHIPClient: Sendable {
         let (response, url) = try send(
             "POST", to: endpoint,
             fields: [("Content-Type", "application/sdp"), ("Accept", "application/sdp")], body: offer)
+        return try session(from: response, at: url)
+    }
+
+    /// What the endpoint's response to the offer means, read from its text alone (so the
+    /// fuzzer reads it as the client does): a session, or the coded error.
+    func session(from response: HTTPMessage, at url: PushURL) throws(LivePushError) -> WHIPSession {
+        do {
+            return try readSession(from: response, at: url)
+        } catch {
+            throw masked(error)
+        }
+    }
+
+    private func readSession(from response: HTTPMessage, at url: PushURL) throws(LivePushError) -> WHIPSession {
         guard response.status == 201 else {
             // 200 and other successes are not what RFC 9725 allows for a new session.
             throw failure(response, from: url, expecting: "201 Created with an SDP answer")
@@ -32,16 +49,23 @@ struct WHIPClient: Sendable {
         if let type = response.value(of: "Content-Type"), Self.mediaType(type) != "application/sdp" {
             throw LivePushError(.whipServerError, "\(url.redacted): 201 with \(Self.scrub(type, token)) instead of application/sdp")
         }
-        let answer = response.text
-        guard answer.drop(while: { $0.isWhitespace }).hasPrefix("v=") else {
-            throw LivePushError(.whipServerError, "\(url.redacted): 201 without an SDP answer")
+        let answer: SDPAnswer
+        do {
+            answer = try SDPAnswer(response.text)
+        } catch {
+            throw LivePushError(.whipServerError, "\(url.redacted): 201 without a usable SDP answer: \(SDPAnswer.describe(error))")
         }
         guard let location = response.value(of: "Location"), !location.isEmpty else {
             throw LivePushError(.whipServerError, "\(url.redacted): 201 without a Location for the session")
         }
         let resource = try LocationResolver.resolve(location, against: url)
+        // The PATCHes and the DELETE would carry the session's candidates (and, on the same
+        // host, the token) in the clear.
+        guard !Self.downgrades(from: url, to: resource) else {
+            throw LivePushError(.whipServerError, "\(url.redacted): refused a session Location from https:// to http:// (\(resource.redacted))")
+        }
         return WHIPSession(
-            answer: answer, resource: resource, etag: response.value(of: "ETag").flatMap(Self.headerSafe),
+            answer: answer.text, resource: resource, etag: response.value(of: "ETag").flatMap(Self.headerSafe),
             iceServers: ICEServerLinks.parse(response.values(of: "Link")))
     }
 
@@ -68,15 +92,29 @@ struct WHIPClient: Sendable {
 
     /// Sends one request and returns the response with the URL that gave it. A 307 or 308 is
     /// followed once with the same method and body (RFC 9725 §4.6: endpoints redirect to
-    /// balance load); the token goes along, since the target is the service's own
-    /// endpoint, but never from https:// to http://, where anyone could read it.
+    /// balance load), never from https:// to http://, where anyone could read it. The token
+    /// goes only to the endpoint's origin (``carriesToken(to:)``).
     private func send(
+        _ method: String, to url: PushURL, fields: [(String, String)], body: String?
+    ) throws(LivePushError) -> (HTTPMessage, PushURL) {
+        do {
+            return try sendFollowingRedirect(method, to: url, fields: fields, body: body)
+        } catch {
+            throw masked(error)
+        }
+    }
+
+    private func sendFollowingRedirect(
         _ method: String, to url: PushURL, fields: [(String, String)], body: String?
     ) throws(LivePushError) -> (HTTPMessage, PushURL) {
         let deadline = ContinuousClock.now + timeout
         var target = url
         for attempt in 0..<2 {
-            let request = try Self.request(method, to: target, fields: fields, token: token, body: body)
+            // The session resource came from the endpoint: an https:// endpoint's is never reached over http://.
+            guard !Self.downgrades(from: endpoint, to: target) else {
+                throw LivePushError(.whipServerError, "\(endpoint.redacted): refused to send to \(target.redacted) over http://")
+            }
+            let request = try Self.request(method, to: target, fields: fields, token: carriesToken(to: target) ? token : nil, body: body)
             let connection = try HTTPConnection(to: target, tls: tls, deadline: deadline)
             let response = try connection.exchange(request, deadline: deadline)
             connection.close()
@@ -88,12 +126,24 @@ struct WHIPClient: Sendable {
                 throw LivePushError(.whipServerError, "\(target.redacted): \(response.status) without a Location")
             }
             let next = try LocationResolver.resolve(location, against: target)
-            guard !(target.scheme == .https && next.scheme == .http) else {
+            guard !Self.downgrades(from: target, to: next) else {
                 throw LivePushError(.whipServerError, "\(target.redacted): refused a redirect from https:// to http:// (\(next.redacted))")
             }
             target = next
         }
-        fatalError("unreachable: the loop returns or throws")
+        throw LivePushError(.whipServerError, "\(url.redacted): redirected a second time")
+    }
+
+    /// Whether a request to `url` gets the bearer token: only on the endpoint's origin, scheme,
+    /// host (without case) and port alike (RFC 6454 §4). A redirect elsewhere, or a session
+    /// resource on another host, is not the party the token was given for.
+    func carriesToken(to url: PushURL) -> Bool {
+        url.scheme == endpoint.scheme && url.host.lowercased() == endpoint.host.lowercased() && url.port == endpoint.port
+    }
+
+    /// Whether going from `source` to `next` would send over http:// what came over https://.
+    static func downgrades(from source: PushURL, to next: PushURL) -> Bool {
+        source.scheme == .https && next.scheme == .http
     }
 
     /// The request's bytes. `Connection: close`: one request per connection, and the
@@ -127,20 +177,34 @@ struct WHIPClient: Sendable {
         default: .whipServerError
         }
         var detail = "\(url.redacted): HTTP \(response.status)"
-        let reason = Self.scrub(response.reason, token)
+        let reason = Self.scrub(response.reason, token, limit: 80)
         if !reason.isEmpty { detail += " \(reason)" }
         if code == .whipServerError, !(500...599).contains(response.status) { detail += ", expected \(expected)" }
-        let said = Self.scrub(String(response.text.prefix(160)), token)
+        let said = Self.scrub(String(response.text.prefix(160)), token, limit: 160)
         if !said.isEmpty { detail += ": \(said)" }
         return LivePushError(code, detail)
     }
 
-    /// Text from the server, fit for an error: control characters as spaces, and the token
-    /// masked wherever the server echoed it (some echo the Authorization field back).
-    static func scrub(_ text: String, _ token: String?) -> String {
-        var clean = String(text.map { $0.isASCII && ($0.asciiValue! < 0x20 || $0.asciiValue! == 0x7F) ? " " : $0 })
+    /// Text from the server, fit for an error: the token masked wherever the server echoed it
+    /// (some echo the Authorization field back), then control characters (C0, DEL, C1) and
+    /// bidi controls written out visibly and the text cut to `limit` characters (``TerminalText``).
+    static func scrub(_ text: String, _ token: String?, limit: Int = 80) -> String {
+        var clean = text
+        // Masked before escaping: an escaped token (a backslash doubled) would no longer match.
         if let token, !token.isEmpty { clean = clean.replacing(token, with: Redaction.mask(token)) }
-        return clean.trimming(" ")
+        return TerminalText.escape(clean.trimming(" "), limit: limit)
+    }
+
+    /// `error` with the token masked wherever the endpoint's text (a `Location` it quotes, say)
+    /// carried it, as it is and as ``TerminalText`` writes it (a backslash doubled): the
+    /// readers that quote the endpoint (``LocationResolver``) do not know the token.
+    private func masked(_ error: LivePushError) -> LivePushError {
+        guard let token, let detail = error.detail else { return error }
+        var text = detail
+        for form in [token, TerminalText.escape(token, limit: .max)] {
+            text = text.replacing(form, with: Redaction.mask(token))
+        }
+        return text == detail ? error : LivePushError(error.code, text)
     }
 
     /// `value`, when it can go into a field as it is: visible ASCII and spaces only.

@@ -66,7 +66,8 @@ final class WebRTCPeer: @unchecked Sendable {
     func accept(answer: String) throws(LivePushError) {
         var failure: UnsafeMutablePointer<CChar>?
         guard let handle, lp_webrtc_set_answer(handle, answer, &failure) == 0 else {
-            throw LivePushError(.whipServerError, Self.take(failure) ?? "the answer was refused")
+            // GStreamer's message may quote the endpoint's answer: escaped and cut like any peer text.
+            throw LivePushError(.whipServerError, TerminalText.escape(Self.take(failure) ?? "the answer was refused", limit: 200))
         }
     }
 

@@ -21,6 +21,10 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     case schedule
     /// A channels configuration, a channel object (a control API body), and a control request's headers.
     case channelsConfig = "channels-config"
+    /// A WHIP endpoint's response to the offer: status line, fields, `Link`, `Location` (AppFuzzTarget+WHIP).
+    case whipResponse = "whip-response"
+    /// A WHIP endpoint's SDP answer (AppFuzzTarget+WHIP).
+    case sdpAnswer = "sdp-answer"
 
     /// Runs the reader over `bytes`; the property it broke, or nil.
     func check(_ bytes: [UInt8]) -> String? {
@@ -29,6 +33,8 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         case .recorder: return Self.checkRecorder(bytes)
         case .schedule: return Self.checkSchedule(bytes)
         case .channelsConfig: return Self.checkChannelsConfig(bytes)
+        case .whipResponse: return Self.checkWHIPResponse(bytes)
+        case .sdpAnswer: return Self.checkSDPAnswer(bytes)
         }
     }
 

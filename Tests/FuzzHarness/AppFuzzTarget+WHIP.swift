@@ -1,0 +1,1 @@
+../LivePushTests/AppFuzzSupport/AppFuzzTarget+WHIP.swift
