@@ -107,14 +107,7 @@ final class AudioStreamPlayer: @unchecked Sendable {
     /// network source is not waited for; it buffers while the push goes on.
     func awaitOpening(limit: Duration) {
         guard !isNetwork else { return }
-        let deadline = monotonicMicroseconds() + limit.nanoseconds / 1000
-        lock.withLock {
-            while !openingOver && !ended && !stopped {
-                let left = deadline - monotonicMicroseconds()
-                if left <= 0 { break }
-                lock.wait(timeout: .microseconds(left))
-            }
-        }
+        _ = lock.withLock { lock.wait(while: { !openingOver && !ended && !stopped }, limit: limit) }
     }
 
     /// Adds up to `frame.sampleCount` samples of the source, times `gain`, into `frame`.
@@ -128,12 +121,7 @@ final class AudioStreamPlayer: @unchecked Sendable {
                 return Outcome()
             }
             if !isNetwork {
-                let deadline = monotonicMicroseconds() + Self.localWaitLimit.nanoseconds / 1000
-                while ring.count < wanted && !ended && !stopped {
-                    let left = deadline - monotonicMicroseconds()
-                    if left <= 0 { break }
-                    lock.wait(timeout: .microseconds(left))
-                }
+                lock.wait(while: { ring.count < wanted && !ended && !stopped }, limit: Self.localWaitLimit)
             } else if !ready {
                 guard ring.count >= frameFormat.sampleRate / 2 || ended else {
                     return Outcome(position: consumed - passStart, pass: passesDone)

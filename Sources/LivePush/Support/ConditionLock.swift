@@ -46,6 +46,19 @@ final class ConditionLock: @unchecked Sendable {
         return pthread_cond_timedwait(condition, mutex, &deadline) == 0
     }
 
+    /// Call with the lock held. Waits while `condition` holds, `limit` at most in all (each
+    /// wake-up checks it again); returns false when the limit passed first.
+    @discardableResult
+    func wait(while condition: () -> Bool, limit: Duration) -> Bool {
+        let deadline = monotonicMicroseconds() + limit.nanoseconds / 1000
+        while condition() {
+            let left = deadline - monotonicMicroseconds()
+            if left <= 0 { return false }
+            wait(timeout: .microseconds(left))
+        }
+        return true
+    }
+
     /// Call with the lock held.
     func broadcast() { pthread_cond_broadcast(condition) }
 

@@ -91,14 +91,7 @@ final class LiveFeed: @unchecked Sendable {
 
     /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
     func awaitFirstPicture(timeout: Duration) {
-        let deadline = monotonicMicroseconds() + timeout.nanoseconds / 1000
-        lock.withLock {
-            while readyPictures(now: monotonicMicroseconds()) == 0 && !stopped {
-                let left = deadline - monotonicMicroseconds()
-                if left <= 0 { return }
-                lock.wait(timeout: .microseconds(left))
-            }
-        }
+        _ = lock.withLock { lock.wait(while: { readyPictures(now: monotonicMicroseconds()) == 0 && !stopped }, limit: timeout) }
     }
 
     /// The oldest picture ready to go out, if any. Beyond twice the jitter buffer's worth of
