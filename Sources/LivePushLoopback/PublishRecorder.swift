@@ -117,6 +117,7 @@ final class PublishRecorder {
             if body.starts(with: Self.onMetaDataPrefix) { report(.metadataTooLarge) }
             return
         }
+        // One that does not decode is still recorded as it came; the summary just has no metadata.
         guard let values = try? AMF0.decode(body), values.first == .string("onMetaData"),
               let properties = values.dropFirst().first?.properties else { return }
         let trimmed = caps.metadata(properties)

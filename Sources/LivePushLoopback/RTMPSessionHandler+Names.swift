@@ -10,7 +10,8 @@ extension RTMPSessionHandler {
     }
 
     /// The name of a command message (its first value), read without decoding the rest; nil when
-    /// it does not start with a string.
+    /// it does not start with a string (or with no decodable value: the full decode that follows
+    /// then refuses it as a protocol error).
     static func commandName(_ message: RTMPMessage) -> String? {
         var offset = message.type == .commandAMF3 && message.payload.first == 0 ? 1 : 0
         guard let value = try? AMF0.decodeValue(message.payload, offset: &offset) else { return nil }

@@ -1,9 +1,6 @@
 import ArgumentParser
 import LivePush
 import LivePushLoopback
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -156,7 +156,7 @@ public final class Channel: Sendable {
         logger.info("channel starting", metadata: ["event": "channelStarting"])
         ChannelOpener.open(pusher, spec: spec) { [weak self] result in
             guard let self else {
-                if case .success(let opened) = result { try? opened.pusher.stop() }
+                if case .success(let opened) = result { opened.discard() }
                 return
             }
             self.opened(result, generation: generation, afterFailure: afterFailure)
@@ -184,7 +184,7 @@ public final class Channel: Sendable {
         }
         switch result {
         case .success(let opened) where !current:
-            try? opened.pusher.stop()
+            opened.discard()
         case .success:
             logger.info("channel started", metadata: ["event": "channelStarted"])
         case .failure(let error) where current && !afterFailure:

@@ -12,9 +12,15 @@ import Synchronization
 /// `done`, called on that thread.
 enum ChannelOpener {
     /// What an open gives the channel: the push started, and a playout channel's controls.
-    struct Opened: @unchecked Sendable {
+    struct Opened: Sendable {
         let pusher: LivePusher
         let playout: PlayoutControl?
+
+        /// Stops a push its channel no longer wants (a stop, restart or removal overtook the
+        /// open). Its only error is `invalidState` for a push already ended, which is the aim.
+        func discard() {
+            try? pusher.stop()
+        }
     }
 
     /// One callback queue for every channel's push: a channel reads its events from the stream
@@ -54,9 +60,7 @@ enum ChannelOpener {
     /// Starts `pusher` on `spec`'s source on a thread of its own (`livepush.open`), and reports.
     static func open(_ pusher: LivePusher, spec: ChannelSpec,
                      done: @escaping @Sendable (Result<Opened, LivePushError>) -> Void) {
-        let transfer = UncheckedTransfer(value: pusher)
         let job: @Sendable () -> Void = {
-            let pusher = transfer.value
             do throws(LivePushError) {
                 done(.success(Opened(pusher: pusher, playout: try start(pusher, spec: spec))))
             } catch {
