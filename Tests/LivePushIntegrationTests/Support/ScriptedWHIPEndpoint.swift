@@ -10,8 +10,6 @@ import Glibc
 /// Unlike the unit tests' LoopbackHTTPServer it is not bound to a fixed script: the CLI may
 /// connect as often as its retries take it. `stop()` ends its thread and closes every socket.
 final class ScriptedWHIPEndpoint: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
     struct Request: Sendable {
         var method: String
         var target: String
@@ -30,24 +28,9 @@ final class ScriptedWHIPEndpoint: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     init(reply: @escaping @Sendable (Int, Request) -> String) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 8) == 0 else {
-            close(fd)
-            throw Failure(description: "bind/listen: errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, bound) = try LoopbackSocket.listen(backlog: 8)
         listenFD = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = Int(bound)
         Thread { [self] in
             serve(reply)
             finished.signal()
