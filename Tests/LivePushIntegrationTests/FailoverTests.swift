@@ -27,7 +27,7 @@ final class FailoverTests: NginxTestCase {
         let tone = played.audio.level(feed.tone, from: 1, to: 3)
         print("FailoverTests(SRT): \(played.segments), tone level \(tone)")
         XCTAssertGreaterThan(tone, 0.08, "the feed's tone, whole (lavfi's sine is 0.125)")
-        let sent = (stopped["stats"] as? [String: Any])?["videoFramesSent"] as? Int ?? 0
+        let sent = stopped["videoFramesSent"] as? Int ?? 0
         XCTAssertGreaterThanOrEqual(sent, 100, "4 s of the feed was pushed")
         let frames = played.segments.filter { $0.name == "A" }.map(\.frames).reduce(0, +)
         XCTAssertEqual(Double(frames), Double(sent), accuracy: 2, "nginx recorded the feed's pictures, and only those: \(played.segments)")
@@ -38,9 +38,8 @@ final class FailoverTests: NginxTestCase {
     /// falls behind the feed and the jitter buffer sheds sound (a full run measured the tone at 0.035).
     func testFiltersSeeALiveInputsPictures() async throws {
         let (played, stopped) = try await pushSRTFeed(stream: "srt-filtered", extra: ["--filter", "beauty"], frames: 50)
-        let stats = stopped["stats"] as? [String: Any]
-        let filtered = (stats?["pipeline"] as? [String: Any])?["filteredFrames"] as? Int ?? 0
-        let sent = stats?["videoFramesSent"] as? Int ?? 0
+        let filtered = (stopped["pipeline"] as? [String: Any])?["filteredFrames"] as? Int ?? 0
+        let sent = stopped["videoFramesSent"] as? Int ?? 0
         XCTAssertGreaterThanOrEqual(sent, 50, "2 s of the feed was pushed")
         XCTAssertGreaterThanOrEqual(filtered, sent, "the beauty filter saw every picture sent")
         let frames = played.segments.filter { $0.name == "A" }.map(\.frames).reduce(0, +)
@@ -48,10 +47,10 @@ final class FailoverTests: NginxTestCase {
     }
 
     /// Pushes an SRT feed (ffmpeg listening, looping the red clip) to nginx until the push says it
-    /// has sent `frames` pictures, then stops it; returns what nginx recorded and the push's
-    /// `stopped` event. The feed comes in real time, but how many of its pictures a debug build
-    /// gets through in a given time depends on the machine (the beauty filter's debug build runs
-    /// 12 to 19 fps on 2 busy cores), so the test waits for the count it needs, not for a time.
+    /// has sent `frames` pictures, then stops it; returns what nginx recorded and the figures of
+    /// the push's `stopped` event. The feed comes in real time, but how many of its pictures a
+    /// debug build gets through in a given time depends on the machine (the beauty filter's debug
+    /// build runs 12 to 19 fps on 2 busy cores), so the test waits for the count it needs.
     private func pushSRTFeed(stream: String, extra: [String], frames: Int) async throws -> (PlayoutRecording, [String: Any]) {
         let feedPath = try feed.make(in: dir, seconds: 4)
         let port = try NginxRTMPServer.freeLoopbackPort()
@@ -69,8 +68,7 @@ final class FailoverTests: NginxTestCase {
         let exit = await cli.awaitExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0, cli.standardError)
         XCTAssertFalse(cli.output.contains { $0.contains("inputLost") }, "the feed was never lost")
-        let stopped = cli.output.last { $0.contains("\"stopped\"") }
-            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+        let stopped = cli.stoppedStats ?? [:]
         let played = try PlayoutRecording(path: try await server.awaitRecording(stream: stream), frameRate: 25, clips: [feed, .slate])
         return (played, stopped)
     }
@@ -165,9 +163,7 @@ final class FailoverTests: NginxTestCase {
         // their span says so whatever share of the feed's pictures a busy machine got through,
         // and nginx has every picture the push says it sent.
         XCTAssertGreaterThan((video.last ?? 0) - (video.first ?? 0), 15, "about 17 s or more of pictures")
-        let stopped = cli.output.last { $0.contains("\"stopped\"") }
-            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let sent = (stopped?["stats"] as? [String: Any])?["videoFramesSent"] as? Int ?? -1
+        let sent = cli.stoppedStats?["videoFramesSent"] as? Int ?? -1
         XCTAssertEqual(Double(video.count), Double(sent), accuracy: 2, "nginx has every picture sent")
         XCTAssertLessThanOrEqual(largestStep(video), 0.1, "a gap in the video timestamps")
         XCTAssertLessThanOrEqual(largestStep(audio), 0.06, "a gap in the audio timestamps")

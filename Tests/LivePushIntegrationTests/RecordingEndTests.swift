@@ -33,9 +33,7 @@ final class RecordingEndTests: NginxTestCase {
         let last = Double(tags.map(\.timestampMs).max() ?? 0) / 1000
         XCTAssertEqual(duration, last, accuracy: 0.001, "the header's duration is the last tag's time")
         // What the push says it sent, not the 6 s of the test's clock: a busy machine sends less.
-        let summary = cli.output.last { $0.contains("\"stopped\"") }
-            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let sent = try XCTUnwrap((summary?["stats"] as? [String: Any])?["mediaTimeSent"] as? Double, "no stopped event: \(cli.output.suffix(3))")
+        let sent = try XCTUnwrap(cli.stoppedStats?["mediaTimeSent"] as? Double, "no stopped event: \(cli.output.suffix(3))")
         XCTAssertEqual(duration, sent, accuracy: 0.1, "the recording holds all the push sent")
         XCTAssertGreaterThan(duration, 1, "a real stretch was recorded")
 

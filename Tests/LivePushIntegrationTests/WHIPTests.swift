@@ -89,7 +89,7 @@ final class WHIPTests: NginxTestCase {
         XCTAssertEqual(exit, 0, cli.standardError)
         let summary = try await endpoint.process.awaitSummary()
         try assertArrivedWhole(summary, cli: cli)
-        let rtmp = try XCTUnwrap(Self.stoppedOutputs(cli.output).first { $0["kind"] as? String == "rtmp" })
+        let rtmp = try XCTUnwrap(Self.stoppedOutputs(cli).first { $0["kind"] as? String == "rtmp" })
         let recorded = try FFProbe.run(try await nginx.awaitRecording(stream: "both"))
         XCTAssertEqual(recorded.videoPackets.count, rtmp["videoFramesSent"] as? Int, "nginx got every frame sent to it")
         XCTAssertGreaterThanOrEqual(recorded.videoPackets.count, 75)
@@ -185,7 +185,7 @@ final class WHIPTests: NginxTestCase {
     @discardableResult
     private func assertArrivedWhole(_ summary: [String: Any], cli: RunningCLI,
                                     file: StaticString = #filePath, line: UInt = #line) throws -> (Int, Int) {
-        let whip = try XCTUnwrap(Self.stoppedOutputs(cli.output).first { $0["kind"] as? String == "whip" },
+        let whip = try XCTUnwrap(Self.stoppedOutputs(cli).first { $0["kind"] as? String == "whip" },
                                  "the stopped event lists the WHIP output: \(cli.output.suffix(3))", file: file, line: line)
         let sentVideo = whip["videoFramesSent"] as? Int ?? 0, sentAudio = whip["audioFramesSent"] as? Int ?? 0
         let video = summary["video"] as? Int ?? 0, audio = summary["audio"] as? Int ?? 0
@@ -210,10 +210,8 @@ final class WHIPTests: NginxTestCase {
     }
 
     /// The per-output figures of a `--json` push's `stopped` event.
-    static func stoppedOutputs(_ lines: [String]) -> [[String: Any]] {
-        let stopped = lines.last { $0.contains("\"stopped\"") }
-            .flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        return (stopped?["stats"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
+    static func stoppedOutputs(_ cli: RunningCLI) -> [[String: Any]] {
+        cli.stoppedStats?["outputs"] as? [[String: Any]] ?? []
     }
 
     static func eventName(_ line: String) -> String? {

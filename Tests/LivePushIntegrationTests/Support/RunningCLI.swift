@@ -76,6 +76,13 @@ final class RunningCLI: @unchecked Sendable {
         return found
     }
 
+    /// The figures (`stats`) of the last `stopped` event a `--json` push printed, nil before it.
+    var stoppedStats: [String: Any]? {
+        let line = output.last { $0.contains("\"stopped\"") }
+        let event = line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return event?["stats"] as? [String: Any]
+    }
+
     /// The first `stats` event whose push has sent at least `frames` pictures (`--json`, with a
     /// short `--stats-interval`), or nil after `timeout`.
     func awaitVideoFramesSent(_ frames: Int, timeout: Duration = .seconds(60)) async -> [String: Any]? {
