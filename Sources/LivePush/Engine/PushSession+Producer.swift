@@ -35,6 +35,9 @@ extension PushSession {
         var pacing = PacingGate()
         /// A skip was asked for: the input on air ends now.
         var skipping = false
+        /// The input on air ended (or was skipped): the sequence's next one goes on air once it
+        /// is open; the producer waits to be woken meanwhile.
+        var awaitsNextInput = false
         /// Cues to send (ad breaks of a sequence), by when they are due.
         var cues: [AdCue] = []
         /// The next packet to deliver, once it is due and has room.
@@ -101,8 +104,14 @@ extension PushSession {
         return air
     }
 
-    /// Whether the producer may start: an output is publishing (or the push stopped before).
-    var canStartProducing: Bool { lock.withLock { outputStates.canStartProducing || stopRequested } }
+    /// Whether the producer may start: an output is publishing and a file's breaks are resolved
+    /// up front (or the push stopped before). Called with `lock` held.
+    var startsProducing: Bool {
+        (outputStates.canStartProducing && (breaks?.director.upFrontSettled ?? true)) || stopRequested
+    }
+
+    /// ``startsProducing``, taking `lock`.
+    var canStartProducing: Bool { lock.withLock { startsProducing } }
 
     /// One step of the producer: delivers the pending packet once it is due and has room, or
     /// reads on until the next packet is pending. Never blocks on time or on the outputs: it
@@ -134,6 +143,9 @@ extension PushSession {
                 for output in outputs { output.finishSource() }
                 return .finished
             }
+            // Waiting for the next input to open: woken when it is (bounded, should the wake come
+            // before a producer thread waits).
+            if air.awaitsNextInput { return .wait(.milliseconds(100)) }
             return air.pending == nil ? .wait(.milliseconds(10)) : .again
         } catch {
             fail(error)
@@ -150,12 +162,20 @@ extension PushSession {
                 air.pending = Pending(packet: air.leftover.removeFirst(), header: nil, sendsCuesFirst: false)
                 return true
             }
+            if air.awaitsNextInput, let sequence {
+                // Opened ahead on another thread: this one does not wait for it.
+                guard sequence.nextInputIsReady(whenReady: { [weak self] in self?.wakeWaitingProducer() }) else { return true }
+                air.awaitsNextInput = false
+                guard let next = sequence.nextInput() else { return false }
+                putOnAir(next, from: sequence, &air)
+                continue
+            }
             if air.skipping {
                 air.skipping = false
                 try takeOffAir(&air)
-                sequence?.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
-                guard let sequence, let next = sequence.nextInput() else { return false }
-                putOnAir(next, from: sequence, &air)
+                guard let sequence else { return false }
+                sequence.inputSkipped(unsent: air.held.removeValue(forKey: ObjectIdentifier(air.input)) ?? [])
+                air.awaitsNextInput = true
                 continue
             }
             if air.background != nil {
@@ -174,9 +194,8 @@ extension PushSession {
                 }
                 // A slate that ends: hold on the input until a command takes it off air.
                 if air.suspended != nil { return true }
-                if let sequence {
-                    guard let next = sequence.nextInput() else { return false }
-                    putOnAir(next, from: sequence, &air)
+                if sequence != nil {
+                    air.awaitsNextInput = true
                     continue
                 }
                 if case .times(let total) = config.looping, air.pass >= total { return false }
