@@ -172,16 +172,17 @@ public final class LivePusher: Sendable {
         }
         let slate: UncheckedTransfer<any MediaSource>?
         let renditions: RenditionStage?
+        let opus: OpusStage?
         do {
             slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo).map { UncheckedTransfer(value: $0) }
-            renditions = try makeRenditions(for: info, outputCount: urls.count)
+            (renditions, opus) = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
         } catch {
             recorder?.finish()
             throw error
         }
         let newSession = PushSession(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
                                      recorder: recorder, slate: slate, sequence: sequence, breaks: breaks,
-                                     renditions: renditions) { [weak self] signal in
+                                     renditions: renditions, opus: opus) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -214,13 +215,25 @@ public final class LivePusher: Sendable {
         FreedMemory.releaseSoon()
     }
 
-    /// The stage that encodes the outputs' own renditions (``PushConfig/outputVideo``), if any asked.
-    private func makeRenditions(for info: StreamInfo, outputCount: Int) throws(LivePushError) -> RenditionStage? {
-        guard !config.outputVideo.isEmpty else { return nil }
-        guard let video = info.video else {
+    /// The stages after the clock that the outputs need (``GraphPlan``): the renditions the app
+    /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
+    private func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL],
+                                      inputsMayChange: Bool) throws(LivePushError) -> (RenditionStage?, OpusStage?) {
+        if !config.outputVideo.isEmpty && info.video == nil {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
-        return try RenditionStage(renditions: config.outputVideo, outputCount: outputCount, source: video, options: config.media)
+        let media = config.media
+        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: $0.scheme) }, asked: config.outputVideo, video: info.video,
+                                      hasAudio: info.audio != nil, inputsMayChange: inputsMayChange,
+                                      defaultBitrateKbps: { media.resolvedVideoBitrate(width: $0.width, height: $0.height) / 1000 })
+        let renditions = try info.video.flatMap { video throws(LivePushError) -> RenditionStage? in
+            plan.renditions.isEmpty ? nil
+                : try RenditionStage(renditions: plan.renditions, outputCount: urls.count, source: video, options: media)
+        }
+        let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
+            plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
+        }
+        return (renditions, opus)
     }
 
     /// Stops sending the source but keeps the connection. With ``PushConfig/pauseImage``
