@@ -102,6 +102,9 @@ enum EventFormatter {
             fields.append(("renditionFramesDecoded", .int(Int64(s.renditionFramesDecoded))))
             fields.append(("renditions", .array(s.renditions.map(json))))
         }
+        if s.opusFramesEncoded > 0 {
+            fields.append(("opusFramesEncoded", .int(Int64(s.opusFramesEncoded))))
+        }
         if s.recordedBytes > 0 {
             fields.append(("recording", .object([("bytes", .int(s.recordedBytes)), ("drops", .int(Int64(s.recordingDrops)))])))
         }

@@ -100,4 +100,26 @@ final class OutputSetStateMachineTests: XCTestCase {
         _ = both.apply(.connectFailed(refused), from: 1)
         XCTAssertEqual(names(both.apply(.reconnectFailed(refused), from: 0)), ["reconnectFailed"])
     }
+
+    /// A WHIP output holds the start until its first connect settles: nginx publishing first
+    /// does not start the producer, the WHIP output publishing (or failing, or scheduling a
+    /// retry) does.
+    func testAnOutputThatHoldsTheStartIsWaitedForUntilItsFirstConnectSettles() {
+        var m = OutputSetStateMachine(count: 2, holdingTheStart: [1])
+        XCTAssertEqual(names(m.apply(.published(url: "rtmp"), from: 0)), ["published"])
+        XCTAssertFalse(m.canStartProducing, "the WHIP output is still connecting")
+        _ = m.apply(.published(url: "whip"), from: 1)
+        XCTAssertTrue(m.canStartProducing)
+
+        var retrying = OutputSetStateMachine(count: 2, holdingTheStart: [1])
+        _ = retrying.apply(.published(url: "rtmp"), from: 0)
+        _ = retrying.apply(.retryScheduled(attempt: 1, delay: .seconds(1), cause: refused), from: 1)
+        XCTAssertTrue(retrying.canStartProducing, "a first connect that failed does not hold the others")
+
+        var failed = OutputSetStateMachine(count: 2, holdingTheStart: [1])
+        _ = failed.apply(.connectFailed(refused), from: 1)
+        XCTAssertFalse(failed.canStartProducing, "nobody publishes yet")
+        _ = failed.apply(.published(url: "rtmp"), from: 0)
+        XCTAssertTrue(failed.canStartProducing)
+    }
 }

@@ -21,16 +21,27 @@ extension PushSession {
         for output in outputs { output.wakeSender() }
     }
 
-    /// Hands a packet to every output and the recording. With renditions, video goes as it is
-    /// only to the outputs that asked for none; the others get their rendition's encode of it.
+    /// Hands a packet to every output and the recording: what each output needs. With
+    /// renditions, video goes as it is only to the outputs that have none; the others get their
+    /// rendition's encode of it. Sound goes as it is to the outputs that take AAC, and as the one
+    /// Opus encode to those that carry Opus.
     func deliver(_ packet: MediaPacket) throws(LivePushError) {
         recorder?.offer(packet)
-        guard let renditions, packet.kind == .video else {
+        if let renditions, packet.kind == .video {
+            for id in renditions.directOutputs { outputs[id].push(packet) }
+            try renditions.process(packet, send: push)
+        } else if let opus, packet.kind == .audio {
+            for id in opus.directOutputs { outputs[id].push(packet) }
+            try opus.process(packet, send: push)
+        } else {
             for output in outputs { output.push(packet) }
-            return
         }
-        for id in renditions.directOutputs { outputs[id].push(packet) }
-        try renditions.process(packet, send: push)
+    }
+
+    /// The end of the push's media: what the stages after the clock still hold.
+    func finishStages() throws(LivePushError) {
+        try renditions?.finish(send: push)
+        try opus?.finish(send: push)
     }
 
     /// Hands a rendition's packet to the outputs that take it.

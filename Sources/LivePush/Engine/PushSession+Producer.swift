@@ -137,7 +137,7 @@ extension PushSession {
             }
             guard try readUntilPending(&air) else {
                 deliverCues(dueBy: air.clock.end, &air)
-                try renditions?.finish(send: push)
+                try finishStages()
                 lock.withLock { loopsCompleted = air.pass }
                 stages.shutDown()
                 for output in outputs { output.finishSource() }
@@ -295,9 +295,9 @@ extension PushSession {
                 endBreakNow(&air)
             case .outputNetwork(let id, let isPoor):
                 renditions?.networkChanged(output: id, isPoor: isPoor, now: now)
-            case .keyframeRequested:
+            case .keyframeRequested(let id):
                 // A copied stream cannot: its next keyframe comes when the source has it.
-                air.input.requestKeyframe(atOrAfter: .min)
+                if renditions?.requestKeyframe(forOutput: id) != true { air.input.requestKeyframe(atOrAfter: .min) }
             }
         }
         renditions?.tick(now: now)

@@ -33,6 +33,8 @@ final class PushSession: @unchecked Sendable {
     let breaks: BreakSetup?
     /// The outputs' own renditions, after the clock; nil: every output takes the push's video.
     let renditions: RenditionStage?
+    /// The sound of the outputs that carry Opus (WHIP), after the clock; nil: every output takes the push's AAC.
+    let opus: OpusStage?
     /// The raw-frame stages of the push's inputs: the producer's alone (changed by commands).
     let stages: FrameStages
     /// What they measured, for snapshots from any thread.
@@ -60,9 +62,11 @@ final class PushSession: @unchecked Sendable {
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, stages: UncheckedTransfer<FrameStages>, recorder: FLVRecorder? = nil,
          slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
-         breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, signal: @escaping @Sendable (Signal) -> Void) {
+         breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, opus: OpusStage? = nil,
+         signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
         self.renditions = renditions
+        self.opus = opus
         self.stages = stages.value
         stageFigures = stages.value.figures
         self.info = info
@@ -79,12 +83,14 @@ final class PushSession: @unchecked Sendable {
             }
             signal(event)
         }
-        outputStates = OutputSetStateMachine(count: urls.count)
+        outputStates = OutputSetStateMachine(count: urls.count,
+                                             holdingTheStart: Set(urls.indices.filter { OutputNeeds(kind: urls[$0].scheme).holdsTheStart }))
         var outputs: [PushOutput] = []
         let forward = WeakSession()
         for (id, url) in urls.enumerated() {
             var announced = info
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
+            if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             outputs.append(PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
                 forward.session?.handle(outputSignal, from: id)
             })
@@ -166,6 +172,7 @@ final class PushSession: @unchecked Sendable {
         if outputs.count > 1 || outputs.contains(where: { $0.kind != .rtmp && $0.kind != .rtmps }) { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
         if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
+        stats.opusFramesEncoded = opus?.figures.framesEncoded ?? 0
         stats.pipeline = stageFigures.stats
         stats.input = liveInputStats?()
         return stats
@@ -181,7 +188,7 @@ final class PushSession: @unchecked Sendable {
                 if renditions != nil, case .network(let change) = outputSignal {
                     commands.append(.outputNetwork(id: id, isPoor: change == .poor))
                 }
-                if case .keyframeRequested = outputSignal { commands.append(.keyframeRequested) }
+                if case .keyframeRequested = outputSignal { commands.append(.keyframeRequested(output: id)) }
                 lock.broadcast()  // the producer may wait for the first output to publish
                 return decision
             }

@@ -23,6 +23,7 @@ enum SessionCommand: Sendable {
     case endBlackout
     /// Output `id`'s network became poor or recovered: its rendition's adaptive bitrate.
     case outputNetwork(id: Int, isPoor: Bool)
-    /// A WebRTC peer lost pictures (PLI/FIR): the next picture encoded is a keyframe.
-    case keyframeRequested
+    /// Output `id`'s WebRTC peer lost pictures (PLI/FIR): the next picture encoded for it (its
+    /// rendition's, else the input's) is a keyframe.
+    case keyframeRequested(output: Int)
 }

@@ -1,7 +1,7 @@
 import CFFmpeg
 import DequeModule
 
-/// AAC in, Opus out, for a WebRTC (WHIP) output: decodes raw AAC frames with libavcodec,
+/// AAC in, Opus out, for the outputs that carry Opus (``OpusStage``, WHIP): decodes raw AAC frames with libavcodec,
 /// resamples them to 48 kHz (mono stays mono, anything else becomes stereo) in an interleaved
 /// format libopus takes, and encodes 20 ms Opus packets (960 samples) with libopus.
 ///
@@ -17,6 +17,9 @@ import DequeModule
 /// segment: what is buffered is encoded (padded with silence to a whole frame) on the old
 /// timeline and a new segment starts at the new packet's pts.
 ///
+/// A new AudioSpecificConfig (an input switch to other sound) reopens the decoder only: the
+/// encoder and its timeline go on (``reconfigure(audioSpecificConfig:)``).
+///
 /// Used on one thread at a time.
 final class AudioOpusTranscoder {
     static let sampleRate = 48_000
@@ -25,7 +28,7 @@ final class AudioOpusTranscoder {
     /// How far an input packet may be from where the previous one ended before the mapping restarts.
     static let maxJitter: Int64 = 100_000
 
-    let track: AudioTrackInfo
+    private(set) var track: AudioTrackInfo
     let bitrate: Int
     /// The encoder's format: 48 kHz, 1 or 2 channels.
     let format: AudioFormat
@@ -34,7 +37,7 @@ final class AudioOpusTranscoder {
     /// The Opus header's pre-skip, in 48 kHz samples (what an RTP/WebRTC receiver or an Ogg writer needs to know).
     let preSkip: Int
 
-    private let decoder: FFDecoder
+    private var decoder: FFDecoder
     private let resampler: FFResampler
     private let encoder: FFEncoder
     /// s16 or flt, interleaved: what libopus takes.
@@ -161,6 +164,19 @@ final class AudioOpusTranscoder {
             try encodeFrame(into: &out)
         }
         return out
+    }
+
+    /// The sound's configuration changed: what the old decoder holds is encoded on, then a
+    /// decoder for `config` takes over. The Opus encoder, its segment and its stamps go on.
+    func reconfigure(audioSpecificConfig config: [UInt8]) throws(LivePushError) {
+        guard config != track.audioSpecificConfig, !config.isEmpty, !finished else { return }
+        try decoder.send(nil)
+        while try decoder.receive() { try resample(decoder.frame) }
+        track.audioSpecificConfig = config
+        // Bits 5 to 8: the sampling frequency index (15: an explicit rate, kept as it was).
+        let index = Int(config[0] & 0x07) << 1 | Int(config.count > 1 ? config[1] >> 7 : 0)
+        if index < ADTSHeader.sampleRates.count { track.sampleRate = ADTSHeader.sampleRates[index] }
+        decoder = try Self.makeDecoder(track: track)
     }
 
     /// The end of the stream: what the decoder, the resampler and the FIFO still hold, and the

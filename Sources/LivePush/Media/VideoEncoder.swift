@@ -27,6 +27,9 @@ final class VideoEncoder {
             ctx.pointee.max_b_frames = 0
             Self.applyBitrate(bitrate, codec: settings.codec, to: ctx)
             ctx.pointee.thread_count = settings.sliceThreads ? 2 : 3
+            // FF_PROFILE_H264_CONSTRAINED_BASELINE (66 | FF_PROFILE_H264_CONSTRAINED), a macro
+            // Swift does not import: for an H.264 encoder other than libx264 (which takes `profile`).
+            if settings.constrainedBaseline { ctx.pointee.profile = 66 | 512 }
         }
         let extradata = encoder.extradata
         let record: [UInt8]? = switch settings.codec {
@@ -37,6 +40,9 @@ final class VideoEncoder {
         case .vp9: nil
         }
         guard let record else { throw LivePushError(.encoderUnavailable, "\(encoder.name) gave no codec configuration") }
+        if settings.constrainedBaseline, let made = H264ProfileLevel(avcC: record), !made.isConstrainedBaseline {
+            throw LivePushError(.encoderUnavailable, "\(encoder.name) made H.264 profile \(made), not Constrained Baseline (42e0xx)")
+        }
         decoderConfiguration = record
     }
 
@@ -53,6 +59,8 @@ final class VideoEncoder {
             // frame N while this thread decodes and filters frame N+1; the cost is `threads` frames
             // of latency (100 ms at 30 fps), nothing next to an RTMP CDN's seconds.
             if !settings.sliceThreads { options.append(("x264-params", "sliced-threads=0")) }
+            // x264's baseline is Constrained Baseline (constraint_set0 and 1: 42c0xx): no B-frames, no CABAC.
+            if settings.constrainedBaseline { options.append(("profile", "baseline")) }
             return (codec, options)
         case .hevc:
             guard let codec = avcodec_find_encoder_by_name("libx265") else {

@@ -15,6 +15,8 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var initialBitrate: Int
     /// Slice threads (lowest latency) instead of frame threads (faster); see ``VideoEncoder``.
     var sliceThreads: Bool
+    /// H.264 Constrained Baseline (a WHIP output's encode): checked on the SPS the encoder writes.
+    var constrainedBaseline = false
 
     init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
         guard stream.width >= 2 || options.outputSize != nil, stream.height >= 2 || options.outputSize != nil else {

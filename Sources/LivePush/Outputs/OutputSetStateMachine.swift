@@ -4,7 +4,8 @@
 /// With one output the push *is* that output: every signal passes through unchanged. With
 /// several (simulcast), each output's signals are also reported tagged with its id, and the
 /// push as a whole is:
-/// - started when the first output publishes;
+/// - started when the first output publishes, once every output that holds the start
+///   (``OutputNeeds/holdsTheStart``: WHIP) has settled its first connect;
 /// - lost when the last publishing output loses its connection, back when one publishes again;
 /// - poor while any publishing output is congested (adaptive bitrate follows the slowest
 ///   healthy output), recovered when none is;
@@ -26,18 +27,28 @@ struct OutputSetStateMachine: Sendable {
     private var everPublished = false
     private var firstFrameSent = false
     private var congested: Set<Int> = []
+    /// Outputs the producer waits for until their first connect has settled (published,
+    /// failed, or a retry scheduled); removed as each one settles.
+    private var holdingTheStart: Set<Int>
 
-    init(count: Int) {
+    init(count: Int, holdingTheStart: Set<Int> = []) {
         states = Array(repeating: .connecting, count: count)
+        self.holdingTheStart = holdingTheStart
     }
 
     var isSingle: Bool { states.count == 1 }
     var anyPublishing: Bool { states.contains(.publishing) }
     /// Whether the producer may start: an output publishes, or none ever will.
-    var canStartProducing: Bool { anyPublishing || states.allSatisfy { $0 == .failed || $0 == .finished } }
+    var canStartProducing: Bool {
+        (anyPublishing && holdingTheStart.isEmpty) || states.allSatisfy { $0 == .failed || $0 == .finished }
+    }
 
     mutating func apply(_ signal: PushOutput.Signal, from id: Int) -> Decision {
         var decision = Decision()
+        switch signal {
+        case .published, .connectFailed, .retryScheduled, .staleSession, .reconnecting, .finished: holdingTheStart.remove(id)
+        default: break
+        }
         switch signal {
         case .published(let url):
             let wasPublishing = anyPublishing

@@ -6,11 +6,12 @@ extension PushOutput {
     /// STUN server does not answer).
     static let iceGatheringTimeout: Duration = .seconds(3)
 
+    /// `info` is what the graph gives this output (``GraphPlan``): H.264 a Constrained Baseline
+    /// decoder takes, and Opus.
     func connectWHIP(_ url: PushURL, _ info: StreamInfo) throws(LivePushError) -> WHIPConnection {
         if let video = info.video, video.codec != .h264 {
             throw LivePushError(.outputSettingsInvalid, "a WHIP output carries H.264, not \(video.codec.rawValue)")
         }
-        let opus = try info.audio.map { track throws(LivePushError) in try AudioOpusTranscoder(track: track) }
         let servers = lock.withLock { whipICEServers }
         let peer = try WebRTCPeer(decoderConfiguration: info.video?.decoderConfiguration,
                                   audioChannels: info.audio.map { min(2, max(1, $0.channels)) } ?? 0,
@@ -28,7 +29,7 @@ extension PushOutput {
             peer.close()
             throw error
         }
-        return WHIPConnection(peer: peer, client: client, session: session, opus: opus)
+        return WHIPConnection(peer: peer, client: client, session: session)
     }
 
     /// webrtcbin's URI of the first server of `scheme` (`stun`, `turn`, or their `s` forms) it can take.

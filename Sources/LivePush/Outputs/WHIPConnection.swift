@@ -1,6 +1,7 @@
-/// A WHIP output's published connection: a ``WebRTCPeer`` fed with the push's H.264 as it is
-/// and its sound made Opus (``AudioOpusTranscoder``: WebRTC carries no AAC), and the WHIP
-/// session resource, deleted when the stream ends.
+/// A WHIP output's published connection: a ``WebRTCPeer`` fed with what the graph made for it
+/// (H.264 Constrained Baseline, the push's own or an encode of it; Opus from ``OpusStage``:
+/// WebRTC carries no AAC), and the WHIP session resource, deleted when the stream ends. It
+/// sends what it is given: nothing is encoded here.
 ///
 /// WebRTC paces and retransmits in GStreamer's threads, so sending never waits: the peer's
 /// source queues are bounded and drop their oldest. What the peer reports (receiver reports,
@@ -19,7 +20,6 @@ final class WHIPConnection: OutputConnection {
     let peer: WebRTCPeer
     private let client: WHIPClient
     private let session: WHIPSession
-    private let opus: AudioOpusTranscoder?
     private(set) var bytesSent: Int64 = 0
     private var rater = NetworkQualityRater()
     private let started = monotonicMicroseconds()
@@ -27,11 +27,10 @@ final class WHIPConnection: OutputConnection {
     /// What the service turns found for the output to act on.
     private(set) var link = WebRTCLinkStats()
 
-    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession, opus: AudioOpusTranscoder?) {
+    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession) {
         self.peer = peer
         self.client = client
         self.session = session
-        self.opus = opus
     }
 
     func header(at time: Int64) -> [[Frame]] { [] }
@@ -40,11 +39,11 @@ final class WHIPConnection: OutputConnection {
     func message(for packet: MediaPacket) -> [Frame] {
         guard !packet.isSequenceHeader else { return [] }
         switch packet.kind {
-        case .video:
-            return [Frame(isVideo: true, data: packet.data, pts: packet.pts, duration: packet.duration, keyframe: packet.isKeyframe)]
-        case .audio:
-            guard let opus, let encoded = try? opus.transcode(packet) else { return [] }
-            return encoded.map { Frame(isVideo: false, data: $0.data, pts: $0.pts, duration: $0.duration, keyframe: true) }
+        case .video, .audio:
+            // Sound is one Opus packet (``OpusStage``); every Opus packet stands alone.
+            let isVideo = packet.kind == .video
+            return [Frame(isVideo: isVideo, data: packet.data, pts: packet.pts, duration: packet.duration,
+                          keyframe: isVideo ? packet.isKeyframe : true)]
         case .data, .cue:
             return []  // WHIP has no place for RTMP's data messages
         }

@@ -172,16 +172,17 @@ public final class LivePusher: Sendable {
         }
         let slate: UncheckedTransfer<any MediaSource>?
         let renditions: RenditionStage?
+        let opus: OpusStage?
         do {
             slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo).map { UncheckedTransfer(value: $0) }
-            renditions = try makeRenditions(for: info, outputCount: urls.count)
+            (renditions, opus) = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
         } catch {
             recorder?.finish()
             throw error
         }
         let newSession = PushSession(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
                                      recorder: recorder, slate: slate, sequence: sequence, breaks: breaks,
-                                     renditions: renditions) { [weak self] signal in
+                                     renditions: renditions, opus: opus) { [weak self] signal in
             self?.handle(signal)
         }
         newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
@@ -212,15 +213,6 @@ public final class LivePusher: Sendable {
         startAuthTimer()
         newSession.start(source: source)
         FreedMemory.releaseSoon()
-    }
-
-    /// The stage that encodes the outputs' own renditions (``PushConfig/outputVideo``), if any asked.
-    private func makeRenditions(for info: StreamInfo, outputCount: Int) throws(LivePushError) -> RenditionStage? {
-        guard !config.outputVideo.isEmpty else { return nil }
-        guard let video = info.video else {
-            throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
-        }
-        return try RenditionStage(renditions: config.outputVideo, outputCount: outputCount, source: video, options: config.media)
     }
 
     /// Stops sending the source but keeps the connection. With ``PushConfig/pauseImage``

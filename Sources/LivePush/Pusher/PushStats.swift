@@ -50,6 +50,9 @@ public struct PushStats: Sendable, Equatable {
     public var renditionFramesDecoded = 0
     /// Each rendition's figures.
     public var renditions: [RenditionStats] = []
+    /// With WHIP outputs: Opus frames (20 ms each) the one Opus encode after the clock made from
+    /// the push's AAC, for all of them.
+    public var opusFramesEncoded = 0
 
     /// Creates empty figures.
     public init() {}

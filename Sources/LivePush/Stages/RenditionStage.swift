@@ -17,6 +17,8 @@ final class RenditionStage {
         var bitrate: AdaptiveBitrate?
         /// Its outputs that report a poor network: it steps down while any does.
         var poorOutputs: Set<Int> = []
+        /// A peer of one of its outputs lost pictures (WebRTC's PLI/FIR): the next is a keyframe.
+        var keyframeOwed = false
     }
 
     private(set) var branches: [Branch]
@@ -36,7 +38,8 @@ final class RenditionStage {
             throw LivePushError(.outputSettingsInvalid, "no output \(id): the push has \(outputCount) (ids 0...\(outputCount - 1))")
         }
         var branches: [Branch] = []
-        for rendition in Set(renditions.values).sorted(by: { ($0.width, $0.height, $0.bitrateKbps) > ($1.width, $1.height, $1.bitrateKbps) }) {
+        let order = { (r: VideoRendition) in (r.width, r.height, r.bitrateKbps, r.constrainedBaseline ? 0 : 1) }
+        for rendition in Set(renditions.values).sorted(by: { order($0) > order($1) }) {
             try rendition.validate()
             var encoding = options
             encoding.outputSize = VideoSize(width: rendition.width, height: rendition.height)
@@ -47,6 +50,7 @@ final class RenditionStage {
             var settings = try VideoEncoderSettings(width: source.width, height: source.height,
                                                     frameRate: source.frameRate, options: encoding)
             settings.codec = rendition.codec
+            settings.constrainedBaseline = rendition.constrainedBaseline
             let outputs = renditions.filter { $0.value == rendition }.map(\.key).sorted()
             let adaptive = options.adaptiveBitrate
                 ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate, initial: settings.initialBitrate)
@@ -97,7 +101,10 @@ final class RenditionStage {
         guard !pictures.isEmpty else { return }
         for (index, branch) in branches.enumerated() {
             encoded.removeAll(keepingCapacity: true)
-            for picture in pictures { try branch.encoder.encode(picture, into: &encoded) }
+            for picture in pictures {
+                try branch.encoder.encode(picture, keyframe: branches[index].keyframeOwed, into: &encoded)
+                branches[index].keyframeOwed = false
+            }
             for var packet in encoded {
                 packet.due = due
                 send(packet, branch.outputs)
@@ -105,6 +112,14 @@ final class RenditionStage {
             figures.counts.withLock { $0.encoded[index] += pictures.count }
         }
         figures.counts.withLock { $0.decoded += pictures.count }
+    }
+
+    /// A peer of output `id` lost pictures: its rendition's next picture is a keyframe. False
+    /// when the output takes the push's own video (the input is asked instead).
+    func requestKeyframe(forOutput id: Int) -> Bool {
+        guard let index = branches.firstIndex(where: { $0.outputs.contains(id) }) else { return false }
+        branches[index].keyframeOwed = true
+        return true
     }
 
     // MARK: - Adaptive bitrate

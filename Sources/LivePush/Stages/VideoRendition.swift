@@ -11,6 +11,9 @@ public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
     public var bitrateKbps: Int
     /// What it is encoded to: H.264 unless said (HEVC and AV1 need Enhanced RTMP or SRT).
     public var codec: VideoCodec
+    /// H.264 Constrained Baseline: set by the push for a WHIP output (``GraphPlan``), not by
+    /// the app. A rendition that differs only in this is encoded apart.
+    var constrainedBaseline = false
 
     /// Creates a rendition.
     public init(width: Int, height: Int, bitrateKbps: Int, codec: VideoCodec = .h264) {
@@ -18,6 +21,12 @@ public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
         self.height = height
         self.bitrateKbps = bitrateKbps
         self.codec = codec
+    }
+
+    /// An H.264 rendition, Constrained Baseline or not.
+    init(width: Int, height: Int, bitrateKbps: Int, constrainedBaseline: Bool) {
+        self.init(width: width, height: height, bitrateKbps: bitrateKbps)
+        self.constrainedBaseline = constrainedBaseline
     }
 
     /// Parses `WxH@KBPS[/CODEC]`, as in `640x360@800` or `1280x720@2500/hevc`.
@@ -43,7 +52,9 @@ public struct VideoRendition: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(width)x\(height)@\(bitrateKbps)" + (codec == .h264 ? "" : "/\(codec.rawValue)") }
+    public var description: String {
+        "\(width)x\(height)@\(bitrateKbps)" + (codec == .h264 ? "" : "/\(codec.rawValue)") + (constrainedBaseline ? " constrained baseline" : "")
+    }
 
     /// Parses the CLI's `ID=WxH@KBPS` (`1=320x180@300`): the output's id and its rendition.
     public static func parseAssignment(_ text: String) throws(LivePushError) -> (output: Int, rendition: VideoRendition) {

@@ -32,15 +32,25 @@ def say(*parts):
 
 
 class Counting(MediaStreamTrack):
-    """Passes frames on to the recorder and counts them."""
+    """Passes frames on to the recorder and counts them.
 
-    def __init__(self, track):
+    With a video track, the sound waits for the first picture: aiortc's MediaRecorder sizes
+    its video stream from the first picture, and fails ("Cannot change width after codec is
+    open") once a sound packet was muxed before it (the container opened every codec then).
+    A publisher whose pictures come a few frames after its sound (an encoder's delay) would
+    otherwise leave a recording with one picture."""
+
+    def __init__(self, track, first_picture):
         super().__init__()
-        self.kind, self.track, self.frames = track.kind, track, 0
+        self.kind, self.track, self.frames, self.first_picture = track.kind, track, 0, first_picture
 
     async def recv(self):
         frame = await self.track.recv()
+        if self.kind == "audio" and self.first_picture is not None:
+            await self.first_picture.wait()
         self.frames += 1
+        if self.kind == "video" and self.first_picture is not None:
+            self.first_picture.set()
         return frame
 
 
@@ -72,9 +82,11 @@ async def post_endpoint(request):
     async def on_ice():
         say("ICE", rid, pc.iceConnectionState)
 
+    first_picture = asyncio.Event() if "m=video" in offer else None
+
     @pc.on("track")
     def on_track(track):
-        counting = Counting(track)
+        counting = Counting(track, first_picture)
         session["tracks"].append(counting)
         recorder.addTrack(counting)
 

@@ -1,0 +1,47 @@
+/// Which encodes after the clock a push runs, decided once at its start (pure): from what each
+/// output needs (``OutputNeeds``), what the app asked for (``PushConfig/outputVideo``) and the
+/// push's tracks.
+///
+/// The rule for an output that needs H.264 Constrained Baseline (WHIP): it takes the push's
+/// video as it is only when that video is H.264 a Constrained Baseline decoder takes and no
+/// other input can go on air after it (no playout sequence, no pause image); otherwise it gets
+/// a Constrained Baseline encode of its own at the source's size (at the rendition it asked
+/// for, if any, made Constrained Baseline). The other outputs keep the copy. A WebRTC session
+/// cannot change profile, nor take a new SPS, once negotiated, so the decision is made before
+/// the offer, from the push's first input; an encode's configuration never changes whatever
+/// goes on air before the clock.
+struct GraphPlan: Sendable, Equatable {
+    /// Each output's own video encode; an output without one takes the push's video.
+    var renditions: [Int: VideoRendition]
+    /// Outputs whose sound is the one Opus encode; the others take the push's AAC.
+    var opusOutputs: [Int]
+
+    /// - Parameters:
+    ///   - inputsMayChange: another input may go on air (a playout sequence, a pause image).
+    ///   - defaultBitrateKbps: the bitrate of an encode nobody asked a rendition for, at a size.
+    static func make(needs: [OutputNeeds], asked: [Int: VideoRendition], video: VideoTrackInfo?, hasAudio: Bool,
+                     inputsMayChange: Bool, defaultBitrateKbps: (VideoSize) -> Int) throws(LivePushError) -> GraphPlan {
+        var renditions = asked
+        for (id, need) in needs.enumerated() where need.constrainedBaselineH264 {
+            if var rendition = asked[id] {
+                guard rendition.codec == .h264 else {
+                    throw LivePushError(.outputSettingsInvalid,
+                                        "output \(id) is WHIP, which carries H.264 Constrained Baseline, not \(rendition.codec.rawValue): ask for \(rendition.width)x\(rendition.height)@\(rendition.bitrateKbps)")
+                }
+                rendition.constrainedBaseline = true
+                renditions[id] = rendition
+            } else if let video, !(fitsAsItIs(video) && !inputsMayChange) {
+                let size = VideoSize(width: video.width, height: video.height)
+                renditions[id] = VideoRendition(width: video.width, height: video.height, bitrateKbps: defaultBitrateKbps(size),
+                                                constrainedBaseline: true)
+            }
+        }
+        let opus = hasAudio ? needs.indices.filter { needs[$0].audio == .opus } : []
+        return GraphPlan(renditions: renditions, opusOutputs: opus)
+    }
+
+    /// H.264 whose avcC says a Constrained Baseline decoder takes it.
+    static func fitsAsItIs(_ video: VideoTrackInfo) -> Bool {
+        video.codec == .h264 && H264ProfileLevel(avcC: video.decoderConfiguration)?.isConstrainedBaseline == true
+    }
+}

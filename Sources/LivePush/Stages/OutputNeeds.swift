@@ -1,0 +1,34 @@
+/// What an output's transport takes, declared by its kind; the graph after the clock provides
+/// it (``GraphPlan``): an encode of the output's own where the push's tracks do not fit, the
+/// push's tracks as they are (the copy) where they do. The output sends what it is given.
+struct OutputNeeds: Sendable, Equatable {
+    /// The sound's codec.
+    enum Audio: Sendable, Equatable {
+        /// The push's AAC as it is (RTMP, SRT).
+        case aac
+        /// Opus, encoded once for every output that needs it (``OpusStage``).
+        case opus
+    }
+
+    var audio: Audio
+    /// Its pictures must be H.264 that a Constrained Baseline decoder takes.
+    var constrainedBaselineH264: Bool
+    /// The push's start waits for its first connect to settle (``OutputSetStateMachine``). An
+    /// RTMP or SRT output that joins late catches up from its queue; a WebRTC peer cannot: what
+    /// is sent before the far end has its SRTP keys is lost, and its ICE and DTLS take a second
+    /// (more on a busy machine), the first second of every WHIP push otherwise.
+    var holdsTheStart: Bool
+
+    init(audio: Audio, constrainedBaselineH264: Bool, holdsTheStart: Bool = false) {
+        self.audio = audio
+        self.constrainedBaselineH264 = constrainedBaselineH264
+        self.holdsTheStart = holdsTheStart
+    }
+
+    /// A WHIP output (WebRTC) carries no AAC, and H.264's Constrained Baseline is the one video
+    /// profile every WebRTC endpoint must decode (RFC 7742): aiortc and many SFUs answer nothing
+    /// else. RTMP (Enhanced RTMP) and SRT carry the push's codecs as they are.
+    init(kind: PushURL.Scheme) {
+        self.init(audio: kind.isWHIP ? .opus : .aac, constrainedBaselineH264: kind.isWHIP, holdsTheStart: kind.isWHIP)
+    }
+}
