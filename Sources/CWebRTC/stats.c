@@ -53,19 +53,56 @@ static gboolean read_stats_field(GQuark field, const GValue *value, gpointer use
     return TRUE;
 }
 
+/* A reply awaited with a deadline: the waiter and the promise each hold a reference, so a
+ * reply that comes after the waiter gave up finds the record still there. */
+typedef struct {
+    GMutex lock;
+    GCond changed;
+    gboolean done;
+    gint references;
+} stats_wait;
+
+static void stats_wait_release(gpointer user) {
+    stats_wait *wait = user;
+    if (!g_atomic_int_dec_and_test(&wait->references)) return;
+    g_mutex_clear(&wait->lock);
+    g_cond_clear(&wait->changed);
+    g_free(wait);
+}
+
+static void stats_wait_changed(GstPromise *promise, gpointer user) {
+    (void)promise;
+    stats_wait *wait = user;
+    g_mutex_lock(&wait->lock);
+    wait->done = TRUE;
+    g_cond_signal(&wait->changed);
+    g_mutex_unlock(&wait->lock);
+}
+
 int lp_webrtc_get_stats(lp_webrtc *peer, lp_webrtc_stats *stats, int timeout_ms) {
     memset(stats, 0, sizeof *stats);
-    GstPromise *promise = gst_promise_new();
+    stats_wait *wait = g_new0(stats_wait, 1);
+    g_mutex_init(&wait->lock);
+    g_cond_init(&wait->changed);
+    wait->references = 2;
+    GstPromise *promise = gst_promise_new_with_change_func(stats_wait_changed, wait, stats_wait_release);
     g_signal_emit_by_name(peer->webrtc, "get-stats", NULL, promise);
-    /* webrtcbin answers from its own thread, at once: gst_promise_wait has no timeout to give. */
-    (void)timeout_ms;
+    /* webrtcbin answers from its own thread, normally at once; gst_promise_wait has no timeout,
+     * and the caller is a send loop that every output on it shares: a stuck peer must not hold it. */
+    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * G_TIME_SPAN_MILLISECOND;
+    g_mutex_lock(&wait->lock);
+    while (!wait->done && g_cond_wait_until(&wait->changed, &wait->lock, deadline)) {}
+    gboolean done = wait->done;
+    g_mutex_unlock(&wait->lock);
     int result = -1;
-    if (gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED) {
+    if (done && gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED) {
         stats_walk walk = {stats, TRUE};
         gst_structure_foreach(gst_promise_get_reply(promise), read_stats_field, &walk);
         result = 0;
+    } else if (!done) {
+        gst_promise_interrupt(promise);  /* a late reply is dropped */
     }
     gst_promise_unref(promise);
+    stats_wait_release(wait);
     return result;
 }
-

@@ -118,11 +118,13 @@ final class WebRTCPeer: @unchecked Sendable {
         }
     }
 
-    /// What the peer's receiver reports say, with our send counters.
+    /// What the peer's receiver reports say, with our send counters; nil when webrtcbin has not
+    /// answered within 200 ms (it answers at once unless its thread is stuck, and the caller is
+    /// a send loop shared by other outputs).
     func statistics() -> lp_webrtc_stats? {
         guard let handle else { return nil }
         var stats = lp_webrtc_stats()
-        return lp_webrtc_get_stats(handle, &stats, 1000) == 0 ? stats : nil
+        return lp_webrtc_get_stats(handle, &stats, 200) == 0 ? stats : nil
     }
 
     func close() {
