@@ -26,3 +26,20 @@ enum SessionCommand: Sendable {
     /// A WebRTC peer lost pictures (PLI/FIR): the next picture encoded is a keyframe.
     case keyframeRequested
 }
+
+extension SessionCommand {
+    /// The command as the ``Switcher`` takes it, when it changes what is on air.
+    var switchCommand: SwitchCommand? {
+        switch self {
+        case .pause: .pause
+        case .resume: .resume
+        case .showSlate: .showSlate
+        case .leaveSlate: .leaveSlate
+        case .skip: .skip
+        case .startBlackout(let duration): .startBlackout(duration: duration)
+        case .endBlackout: .endBlackout
+        case .keyframeRequested: .requestKeyframe
+        case .networkChanged, .setFilters, .setDetector, .outputNetwork: nil
+        }
+    }
+}
