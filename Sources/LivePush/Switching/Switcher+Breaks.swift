@@ -60,6 +60,33 @@ extension Switcher {
         return true
     }
 
+    /// Whether `packet` is a fill's sound from where the break ends (the main input's return
+    /// point once known, else the break's end) on: it waits for the fill's pictures to get
+    /// there. Sound read ahead of the pictures (a file's interleaving, an encoder's delay)
+    /// would otherwise end the break while the pictures are short of the return, and the main
+    /// input would come back after a hole in the pictures as long as that lead.
+    mutating func holdsFillSound(_ packet: MediaPacket) -> Bool {
+        guard var onBreak = background, onBreak.filler != nil, packet.kind == .audio, input.info.video != nil,
+              let end = returnTime(of: onBreak) ?? setup.breaks?.director.activeEnd, let mapping = clock.inputMapping,
+              mapping.outputTime(packet.pts) >= end, onBreak.fillSound.count < Self.catchUpLimit else { return false }
+        onBreak.fillSound.append(packet)
+        background = onBreak
+        return true
+    }
+
+    /// Where the main input comes back, output time, once its keyframe there was read.
+    private func returnTime(of onBreak: BreakBackground) -> Int64? {
+        onBreak.returnPoint.map { (onBreak.mapping ?? .identity).outputTime($0) }
+    }
+
+    /// The fill's held sound that lies before `time` (output time), in order; the rest stays.
+    private mutating func takeFillSound(before time: Int64, from onBreak: inout BreakBackground) -> [MediaPacket] {
+        guard !onBreak.fillSound.isEmpty, let mapping = clock.inputMapping else { return [] }
+        let due = onBreak.fillSound.filter { mapping.outputTime($0.pts) < time }
+        onBreak.fillSound.removeFirst(due.count)
+        return due
+    }
+
     /// The main input goes off air before `packet` and the break's first fill goes on.
     mutating func startBreak(_ plan: BreakPlan, before packet: MediaPacket) throws(LivePushError) {
         let mapping = clock.mapping(placing: packet)
@@ -80,6 +107,9 @@ extension Switcher {
     mutating func nextFill() throws(LivePushError) {
         guard var onBreak = background, let breaks = setup.breaks else { return }
         defer { background = onBreak }
+        // The fill that ended has no pictures left to wait for: its held sound goes out.
+        leftover += onBreak.fillSound.map { clock.stamp($0) }
+        onBreak.fillSound = []
         // The last fill repeats until the break ends (an alternate shorter than the break loops);
         // the others are done once they end.
         let repeating = onBreak.fills.count == 1 && onBreak.fills.first != .main
@@ -159,17 +189,25 @@ extension Switcher {
             underneath.end = max(underneath.end, mapping.outputTime(packet.pts + packet.duration))
             // What the main input showed during the break: not sent.
         }
-        let returnTime = underneath.returnPoint.map { (underneath.mapping ?? .identity).outputTime($0) }
-        let reachedReturn = returnTime.map { underneath.returnNow || clock.end >= $0 } ?? false
+        let returnTime = returnTime(of: underneath)
+        // A fill with pictures has reached the return when they have: its sound may be read
+        // ahead of them (and waits from the return on, ``holdsFillSound(_:)``).
+        let fillEnd = underneath.filler != nil && input.info.video != nil ? clock.videoEnd : clock.end
+        let reachedReturn = returnTime.map { underneath.returnNow || fillEnd >= $0 } ?? false
         let reachedEnd = underneath.mainEnded
             && (underneath.returnNow || director.activeEnd.map { clock.end >= $0 } ?? true)
         guard reachedReturn || reachedEnd else {
+            // The return point is known, later than the break's end: the fill's sound up to it
+            // goes on (it was held from the break's end).
+            if let returnTime { replay = takeFillSound(before: returnTime, from: &underneath) + replay }
             background = underneath
             return true
         }
         // The break is over: the fill goes off air, the main input comes back where it stands.
+        let cut = returnTime ?? clock.end
+        leftover += takeFillSound(before: cut, from: &underneath).map { clock.stamp($0) }
         if underneath.filler != nil || !underneath.returnNow {
-            try takeOffAir(cut: returnTime ?? clock.end)
+            try takeOffAir(cut: cut)
         }
         held.removeValue(forKey: ObjectIdentifier(input))
         announce(director.active, out: false)

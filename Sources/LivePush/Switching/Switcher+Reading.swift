@@ -52,7 +52,7 @@ extension Switcher {
                 receiveCue(packet)
                 continue
             }
-            if holdsBack(packet) { continue }
+            if holdsBack(packet) || holdsFillSound(packet) { continue }
             if let plan = breakDue(before: packet) {
                 try startBreak(plan, before: packet)
                 continue
