@@ -156,6 +156,7 @@ final class SwitcherTests: XCTestCase {
         var run = SwitcherRun()
         try switcher.run(clock, packets: 40, into: &run)
         try switcher.send(.pause)
+        XCTAssertTrue(switcher.isPaused)
         try switcher.run(clock, into: &run)
         XCTAssertEqual(run.waits.last, .some(nil), "paused: nothing goes until a command")
         XCTAssertEqual(run.delivered.count, 40)
@@ -215,6 +216,35 @@ final class SwitcherTests: XCTestCase {
     }
 
     // MARK: Blackouts
+    func testKeyframeRequestsGoToTheInputOnAirAndBitratesToTheMainOneUnderASlate() throws {
+        let clock = ManualMonotonicClock()
+        let main = ScriptedSource(0xA, seconds: 4), slate = ScriptedSource(0x5, seconds: 4)
+        var switcher = Switcher.scripted(main, slate: slate, clock: clock)
+        var run = SwitcherRun()
+        try switcher.run(clock, packets: 10, into: &run)
+        try switcher.send(.requestKeyframe)
+        switcher.setVideoBitrate(800_000)
+        try switcher.send(.showSlate)
+        try switcher.run(clock, packets: 10, into: &run)
+        try switcher.send(.requestKeyframe)
+        switcher.setVideoBitrate(600_000)
+        XCTAssertEqual(main.keyframeRequests, [.min])
+        XCTAssertEqual(slate.keyframeRequests, [.min], "the slate was on air for the second")
+        XCTAssertEqual(main.bitrates, [800_000, 600_000], "the main input's encoder, even under the slate")
+        XCTAssertTrue(slate.bitrates.isEmpty)
+    }
+
+    func testABlackoutAsksTheMainInputForAKeyframeWhereItEnds() throws {
+        let clock = ManualMonotonicClock()
+        let main = ScriptedSource(0xA, seconds: 8)
+        let breaks = blackout(at: 2, for: 3, alternate: ScriptedEntry(name: 0xB, seconds: 10), events: EventLog())
+        var switcher = Switcher.scripted(main, breaks: breaks, clock: clock)
+        var run = SwitcherRun()
+        try switcher.run(clock, into: &run)
+        let asked = try XCTUnwrap(main.keyframeRequests.first)
+        XCTAssertEqual(Double(asked), 5e6, accuracy: Double(ScriptedSource.audioFrame), "the window's end on the main input's timeline")
+    }
+
 
     /// A blackout window on the output timeline, filled by the alternate input `alternate`.
     private func blackout(at start: Int, for length: Int, alternate: ScriptedEntry, events: EventLog) -> BreakSetup {

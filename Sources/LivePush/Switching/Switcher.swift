@@ -98,9 +98,7 @@ struct Switcher {
         clock.videoEnd > .min && clock.audioEnd > .min ? clock.audioEnd - clock.videoEnd : 0
     }
 
-    /// Where everything put on air so far ends, output time.
-    var outputEnd: MediaTime { .microseconds(clock.end) }
-
+    /// Paused without an image: nothing goes until ``SwitchCommand/resume``.
     var isPaused: Bool { clock.isPaused }
 
     // MARK: Commands
