@@ -112,6 +112,9 @@ final class ScriptedSequence: InputSequence {
     private struct State {
         var entries: [ScriptedEntry]
         var skippedUnsent: [[MediaPacket]] = []
+        /// Whether the next entry is open (an entry opens ahead on another thread in a push).
+        var ready = true
+        var whenReady: (@Sendable () -> Void)?
     }
 
     private let state: Mutex<State>
@@ -127,6 +130,26 @@ final class ScriptedSequence: InputSequence {
 
     /// What each skipped entry had produced and never sent.
     var skippedUnsent: [[MediaPacket]] { state.withLock { $0.skippedUnsent } }
+
+    /// The next entry is still opening until ``open()``.
+    func holdNextEntry() { state.withLock { $0.ready = false } }
+
+    /// The next entry is open: whoever asked is told.
+    func open() {
+        let whenReady = state.withLock { state -> (@Sendable () -> Void)? in
+            state.ready = true
+            defer { state.whenReady = nil }
+            return state.whenReady
+        }
+        whenReady?()
+    }
+
+    func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            if !state.ready { state.whenReady = whenReady }
+            return state.ready
+        }
+    }
 
     func nextInput() -> (any MediaSource)? {
         state.withLock { $0.entries.isEmpty ? nil : $0.entries.removeFirst() }?.make()
@@ -149,6 +172,7 @@ struct SwitcherRun {
     var roomWaits = 0
     var finished = false
     var idle = false
+    var awaitingNextInput = false
 
     var video: [MediaPacket] { delivered.map(\.packet).filter { $0.kind == .video } }
     var audio: [MediaPacket] { delivered.map(\.packet).filter { $0.kind == .audio } }
@@ -205,6 +229,9 @@ extension Switcher {
             case .idle:
                 run.idle = true
                 return
+            case .awaitingNextInput:
+                run.awaitingNextInput = true
+                return
             case .finished(let cues):
                 run.cues += cues
                 run.finished = true
@@ -215,9 +242,9 @@ extension Switcher {
 
     static func scripted(_ input: any MediaSource, pacing: PushConfig.Pacing = .asFastAsPossible, looping: PushConfig.Looping = .once,
                          slate: (any MediaSource)? = nil, sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
-                         clock: ManualMonotonicClock) -> Switcher {
+                         nextInputReady: @escaping @Sendable () -> Void = {}, clock: ManualMonotonicClock) -> Switcher {
         let setup = Setup(pacing: pacing, looping: looping, slate: slate, sequence: sequence, breaks: breaks,
-                          pacingGate: PacingGate(earlyRelease: 0))
+                          pacingGate: PacingGate(earlyRelease: 0), nextInputReady: nextInputReady)
         return Switcher(input: input, info: input.info, setup: setup, clock: clock)
     }
 }

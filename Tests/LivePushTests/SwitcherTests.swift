@@ -87,6 +87,27 @@ final class SwitcherTests: XCTestCase {
         XCTAssertEqual(firstB.dts, aEnd, "B starts where A's media ends")
     }
 
+    func testTheNextEntryStillOpeningIsWaitedForWithoutBlockingAndWakesTheDriver() throws {
+        let clock = ManualMonotonicClock()
+        let sequence = ScriptedSequence([ScriptedEntry(name: 0xB, seconds: 1)])
+        sequence.holdNextEntry()
+        let woken = EventLog()
+        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 1), sequence: sequence,
+                                         nextInputReady: { woken.add("woken") }, clock: clock)
+        var run = SwitcherRun()
+        try switcher.run(clock, into: &run)
+        XCTAssertTrue(run.awaitingNextInput, "A ended; B is not open yet")
+        XCTAssertFalse(run.finished)
+        XCTAssertEqual(run.videoRuns.map(\.input), [0xA])
+        XCTAssertTrue(woken.names.isEmpty)
+        sequence.open()
+        XCTAssertEqual(woken.names, ["woken"], "the driver is told to step again")
+        try switcher.run(clock, into: &run)
+        XCTAssertTrue(run.finished)
+        XCTAssertEqual(run.videoRuns.map(\.input), [0xA, 0xB])
+        XCTAssertEqual(run.packets(of: 0xB, .video).first?.dts, 47 * ScriptedSource.audioFrame, "B starts where A's 47 sound frames end")
+    }
+
     func testAnEntryThatFailsMidwayIsReplacedByItsStandIn() throws {
         let clock = ManualMonotonicClock()
         let sequence = ScriptedSequence([ScriptedEntry(name: 0xB, seconds: 2, failAt: 60)],

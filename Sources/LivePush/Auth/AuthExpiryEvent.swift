@@ -1,4 +1,4 @@
-/// What ``AuthExpiryWatcher`` reports. Times are Unix seconds.
+/// What a push reports as its URL's credentials near their expiry (``PushConfig/auth``). Times are Unix seconds.
 public enum AuthExpiryEvent: Sendable, Equatable, CustomStringConvertible {
     /// The auth_key expires within the lead time (60 s by default): ask the app for a freshly
     /// signed URL (`pusherPushURLAuthenticationOverdue` → new URL). Once per URL.

@@ -20,35 +20,9 @@
 ///     watcher.accept(refreshedURL)
 ///
 /// A value type: keep it in the pusher's lock-protected state.
-public struct AuthExpiryWatcher: Sendable, CustomReflectable {
+package struct AuthExpiryWatcher: Sendable, CustomReflectable {
     /// What the watcher reads from a URL and how early it warns.
-    public struct Configuration: Sendable {
-        /// How the auth_key TIMESTAMP is read (the expiry itself by default).
-        public var timestampMeaning: AuthTimestampMeaning
-        /// How long before the auth_key's expiry to report `authenticationOverdue`.
-        public var authKeyLeadTime: Duration
-        /// How long before the token's expiry to report `tokenWillExpire`.
-        public var tokenLeadTime: Duration
-        /// The query parameter that carries the token.
-        public var tokenParameter: String
-        /// How the token's expiry is read (`<expiryUnixSeconds>-...` by default).
-        public var tokenExpiry: PushTokenExpiry
-
-        /// Creates a configuration; the defaults are those of ``PushConfig/auth``.
-        public init(
-            timestampMeaning: AuthTimestampMeaning = .expiry,
-            authKeyLeadTime: Duration = .seconds(60),
-            tokenLeadTime: Duration = .seconds(30),
-            tokenParameter: String = PushToken.defaultParameterName,
-            tokenExpiry: PushTokenExpiry = .jwtOrExpiryPrefix
-        ) {
-            self.timestampMeaning = timestampMeaning
-            self.authKeyLeadTime = authKeyLeadTime
-            self.tokenLeadTime = tokenLeadTime
-            self.tokenParameter = tokenParameter
-            self.tokenExpiry = tokenExpiry
-        }
-    }
+    package typealias Configuration = AuthExpiryOptions
 
     /// One credential's expiry and what has been reported about it.
     struct Deadline: Sendable, Equatable {
@@ -71,41 +45,41 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
     }
 
     /// How this watcher reads expiries and how early it warns.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The URL being watched (nil before the first ``accept(_:)-(PushURL)``).
-    public private(set) var url: PushURL?
+    package private(set) var url: PushURL?
     private var authKey: Deadline?
     private var token: Deadline?
 
     /// Creates a watcher that watches no URL yet.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// A watcher already watching `url`.
-    public init(url: PushURL, configuration: Configuration = Configuration()) {
+    package init(url: PushURL, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         accept(url)
     }
 
     /// When the watched URL's auth_key expires (Unix seconds); nil when it has none (or it is malformed).
-    public var authKeyExpiresAt: Int64? { authKey?.expiresAt }
+    package var authKeyExpiresAt: Int64? { authKey?.expiresAt }
 
     /// When the watched URL's token expires (Unix seconds); nil when it has none or its expiry is unknown.
-    public var tokenExpiresAt: Int64? { token?.expiresAt }
+    package var tokenExpiresAt: Int64? { token?.expiresAt }
 
     /// True when the URL carries a credential whose expiry is known.
-    public var isWatching: Bool { authKey != nil || token != nil }
+    package var isWatching: Bool { authKey != nil || token != nil }
 
     /// The Unix second at which the next event becomes due (poll then, or earlier);
     /// nil when nothing is pending. Lets a pusher sleep instead of polling every second.
-    public var nextDeadline: Int64? {
+    package var nextDeadline: Int64? {
         [authKey?.next, token?.next].compactMap { $0 }.min()
     }
 
     /// Starts watching `url` (a refreshed URL, or the URL after `refreshPushURLToken`).
     /// Everything reported about the previous URL is forgotten; the same URL again is a no-op.
-    public mutating func accept(_ url: PushURL) {
+    package mutating func accept(_ url: PushURL) {
         if url == self.url { return }
         self.url = url
         authKey = AuthKeySigner.expiry(of: url, timestampMeaning: configuration.timestampMeaning)
@@ -121,17 +95,17 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
     /// Watches a bearer token (a WHIP output's) instead of the URL's: its expiry read by
     /// ``Configuration/tokenExpiry`` (a JWT's `exp` by default). Forgets what was reported of
     /// the previous token.
-    public mutating func watch(bearerToken: String) {
+    package mutating func watch(bearerToken: String) {
         token = tokenDeadline(bearerToken)
     }
 
     /// Like the `PushURL` variant; throws `invalidURL` (and keeps watching the old URL) when `url` is not a push URL.
-    public mutating func accept(_ url: String) throws(LivePushError) {
+    package mutating func accept(_ url: String) throws(LivePushError) {
         accept(try PushURL(url))
     }
 
     /// The events due at `now` (Unix seconds) that were not reported yet, in time order.
-    public mutating func poll(now: Int64) -> [AuthExpiryEvent] {
+    package mutating func poll(now: Int64) -> [AuthExpiryEvent] {
         var due: [(at: Int64, order: Int, event: AuthExpiryEvent)] = []
         if var d = authKey {
             if !d.warned, now >= d.warnAt {
@@ -161,7 +135,7 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
     }
 
     /// Shows the URL redacted (`dump` of a `PushURL` itself would show its raw value).
-    public var customMirror: Mirror {
+    package var customMirror: Mirror {
         Mirror(self, children: [
             "url": url?.redacted as Any, "authKeyExpiresAt": authKeyExpiresAt as Any,
             "tokenExpiresAt": tokenExpiresAt as Any, "nextDeadline": nextDeadline as Any,
@@ -169,7 +143,7 @@ public struct AuthExpiryWatcher: Sendable, CustomReflectable {
     }
 
     /// ``poll(now:)`` at the clock's current time.
-    public mutating func poll(clock: some WallClock) -> [AuthExpiryEvent] {
+    package mutating func poll(clock: some WallClock) -> [AuthExpiryEvent] {
         poll(now: clock.now)
     }
 }

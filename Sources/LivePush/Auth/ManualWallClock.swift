@@ -4,25 +4,25 @@ import Synchronization
 ///
 ///     let clock = ManualWallClock(now: 1_700_000_000)
 ///     clock.advance(by: .seconds(30))
-public final class ManualWallClock: WallClock {
+package final class ManualWallClock: WallClock {
     private let seconds: Mutex<Int64>
 
     /// Creates a clock that reads `now` (Unix seconds) until it is moved.
-    public init(now: Int64 = 0) {
+    package init(now: Int64 = 0) {
         seconds = Mutex(now)
     }
 
-    public var now: Int64 {
+    package var now: Int64 {
         seconds.withLock { $0 }
     }
 
     /// Sets the current time (Unix seconds).
-    public func set(_ now: Int64) {
+    package func set(_ now: Int64) {
         seconds.withLock { $0 = now }
     }
 
     /// Moves the clock forward (or back, with a negative duration) by whole seconds.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         seconds.withLock { $0 = $0.addingClamped(duration.wholeSeconds) }
     }
 }

@@ -2,10 +2,10 @@
 ///
 /// Parameters are kept in their order and exactly as written (no percent-decoding or
 /// re-encoding): a signed URL must reach the server byte for byte as it was signed.
-public enum PushURLQuery {
+package enum PushURLQuery {
     /// The `name=value` pairs of a query string (without the leading `?`), in order.
     /// A parameter without `=` has an empty value.
-    public static func parameters(_ query: some StringProtocol) -> [(name: String, value: String)] {
+    package static func parameters(_ query: some StringProtocol) -> [(name: String, value: String)] {
         query.split(separator: "&").map { pair in
             guard let eq = pair.firstIndex(of: "=") else { return (String(pair), "") }
             return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
@@ -13,12 +13,12 @@ public enum PushURLQuery {
     }
 
     /// Every value of the parameter `name` (case-sensitive, as servers compare it).
-    public static func values(of name: String, inQuery query: some StringProtocol) -> [String] {
+    package static func values(of name: String, inQuery query: some StringProtocol) -> [String] {
         parameters(query).filter { $0.name == name }.map(\.value)
     }
 
     /// The query part of a URL string (after the first `?`, before any `#`), empty when absent.
-    public static func query(ofURL url: String) -> Substring {
+    package static func query(ofURL url: String) -> Substring {
         guard let q = url.firstIndex(of: "?") else { return "" }
         let rest = url[url.index(after: q)...]
         return rest.firstIndex(of: "#").map { rest[..<$0] } ?? rest
@@ -27,7 +27,7 @@ public enum PushURLQuery {
     /// `url` with the parameter `name` set to `value`: the first occurrence is replaced in
     /// place and any further occurrences are removed; when absent it is appended. Every other
     /// parameter, and everything before the `?`, is kept as it was.
-    public static func setting(_ name: String, to value: String, inURL url: String) -> String {
+    package static func setting(_ name: String, to value: String, inURL url: String) -> String {
         let base: Substring
         let query: Substring
         let fragment: Substring

@@ -3,22 +3,22 @@
 /// Uses the proleptic Gregorian calendar (Howard Hinnant's `civil_from_days`). Times beyond
 /// ±10^15 s (about ±31 million years; only a corrupt URL carries one) are clamped to that range.
 /// Leap seconds do not exist in Unix time and are not shown.
-public struct UTCTime: Sendable, Equatable, CustomStringConvertible {
+package struct UTCTime: Sendable, Equatable, CustomStringConvertible {
     /// The year (proleptic Gregorian).
-    public let year: Int64
+    package let year: Int64
     /// 1...12
-    public let month: Int
+    package let month: Int
     /// 1...31
-    public let day: Int
+    package let day: Int
     /// 0...23
-    public let hour: Int
+    package let hour: Int
     /// 0...59
-    public let minute: Int
+    package let minute: Int
     /// 0...59
-    public let second: Int
+    package let second: Int
 
     /// The UTC calendar fields of a Unix time.
-    public init(unixSeconds: Int64) {
+    package init(unixSeconds: Int64) {
         let unixSeconds = min(max(unixSeconds, -1_000_000_000_000_000), 1_000_000_000_000_000)
         // Floor division so that times before 1970 land on the right day.
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : -((-(unixSeconds + 1)) / 86_400) - 1
@@ -39,14 +39,14 @@ public struct UTCTime: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `2026-11-22 05:00:00 UTC`
-    public var description: String {
+    package var description: String {
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let y = year < 0 ? "-" + pad(-year, 4) : pad(year, 4)
         return "\(y)-\(two(month))-\(two(day)) \(two(hour)):\(two(minute)):\(two(second)) UTC"
     }
 
     /// `2026-11-22 05:00:00 UTC` for a Unix time in seconds.
-    public static func format(_ unixSeconds: Int64) -> String {
+    package static func format(_ unixSeconds: Int64) -> String {
         UTCTime(unixSeconds: unixSeconds).description
     }
 

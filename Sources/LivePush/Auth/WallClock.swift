@@ -1,7 +1,7 @@
 /// The wall-clock time that URL expiry is measured against, in Unix seconds.
 ///
 /// auth_key and token expiry are wall-clock times, so this is not a monotonic clock.
-/// Production code uses ``SystemWallClock``; tests use ``ManualWallClock`` to move time
+/// Production code uses ``SystemWallClock``; tests use a manual clock to move time
 /// without waiting.
 public protocol WallClock: Sendable {
     /// Seconds since 1970-01-01 00:00:00 UTC.

@@ -14,7 +14,7 @@ import FoundationEssentials
 /// channel and the field.
 ///
 /// Every file path (input, playout, alternate, record; and those the control API is given)
-/// resolves inside ``mediaRoot`` (see ``MediaRoot``): the configuration's directory unless
+/// resolves inside the media root: the configuration's directory unless
 /// `"mediaRoot"` names another (relative to the configuration's directory, or absolute).
 public struct ChannelsConfig: Sendable, Equatable {
     /// `HOST:PORT` of the control API, metrics and health endpoints (127.0.0.1 unless told).
@@ -25,14 +25,19 @@ public struct ChannelsConfig: Sendable, Equatable {
     public var channels: [ChannelSpec]
     /// Where every path of the configuration and of the control API must lie; nil for a
     /// configuration made in code.
-    public var mediaRoot: MediaRoot?
+    package var mediaRoot: MediaRoot?
     /// The network inputs callers of the control API may give (`"apiInputs"`); by default none:
     /// files under the media root only. The configuration's own channels are not judged by it.
     public var apiInputs: APIInputPolicy
 
-    /// Creates a configuration in code.
-    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec], mediaRoot: MediaRoot? = nil,
+    /// Creates a configuration in code (its paths are taken as they are: no media root).
+    public init(control: String? = nil, token: String? = nil, channels: [ChannelSpec],
                 apiInputs: APIInputPolicy = APIInputPolicy()) {
+        self.init(control: control, token: token, channels: channels, mediaRoot: nil, apiInputs: apiInputs)
+    }
+
+    package init(control: String?, token: String?, channels: [ChannelSpec], mediaRoot: MediaRoot?,
+                 apiInputs: APIInputPolicy) {
         self.control = control
         self.token = token
         self.channels = channels
@@ -113,7 +118,7 @@ public struct ChannelsConfig: Sendable, Equatable {
 extension ChannelSpec {
     /// One channel object (see ``ChannelsConfig``); every refusal names the channel and field.
     /// Its paths resolve inside `root`.
-    public init(json object: [String: JSONField], name: String, root: MediaRoot) throws(LivePushError) {
+    package init(json object: [String: JSONField], name: String, root: MediaRoot) throws(LivePushError) {
         let refuse = ChannelsConfig.refuse
         guard case .string(let id) = object["id"], ChannelSpec.isValidID(id) else {
             throw refuse(name, "id", "is missing or not 1-64 characters of A-Z a-z 0-9 _ . -")

@@ -13,9 +13,9 @@ import Synchronization
 ///   taken, and the token is then mandatory (``checkBinding(host:token:)``);
 /// - a request with a body must say `Content-Type: application/json` (415,
 ///   `controlMediaTypeUnsupported`): no browser sends that cross-site without asking first.
-public final class ControlAccessPolicy: Sendable {
+package final class ControlAccessPolicy: Sendable {
     /// What the policy decides about a request.
-    public enum Verdict: Equatable, Sendable {
+    package enum Verdict: Equatable, Sendable {
         /// The request may proceed.
         case allowed
         /// Refused (403, `controlForbidden`), with the reason.
@@ -25,30 +25,30 @@ public final class ControlAccessPolicy: Sendable {
     }
 
     /// The address the API was told to bind.
-    public let host: String
+    package let host: String
     private let boundPort: Mutex<Int>
 
     /// Creates the policy of an API bound to `host` and `port`.
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         boundPort = Mutex(port)
     }
 
     /// The port actually bound (port 0 picks one when the server starts).
-    public var port: Int {
+    package var port: Int {
         get { boundPort.withLock { $0 } }
         set { boundPort.withLock { $0 = newValue } }
     }
 
     /// Refuses (`controlUnprotected`) to serve beyond loopback without a token.
-    public static func checkBinding(host: String, token: String?) throws(LivePushError) {
+    package static func checkBinding(host: String, token: String?) throws(LivePushError) {
         guard isLoopback(host) || !(token ?? "").isEmpty else {
             throw LivePushError(.controlUnprotected, "\(host) is reachable beyond this machine")
         }
     }
 
     /// True for a loopback address or `localhost`.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         return bare.lowercased() == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
@@ -66,7 +66,7 @@ public final class ControlAccessPolicy: Sendable {
     }
 
     /// Decides on a request from its method and headers.
-    public func verdict(method: String, authority: String?, origin: String?, contentType: String?, hasBody: Bool) -> Verdict {
+    package func verdict(method: String, authority: String?, origin: String?, contentType: String?, hasBody: Bool) -> Verdict {
         if let authority, !authority.isEmpty {
             guard let (name, port) = Self.split(authority), port == nil || port == self.port,
                   hostNames?.contains(name) ?? true else {

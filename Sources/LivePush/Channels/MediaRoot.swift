@@ -11,12 +11,12 @@ import Glibc
 /// are followed. A file to read must be a regular file (a device like /dev/zero would be read
 /// without end, a FIFO would block). A file to write may not exist as anything but a regular
 /// file (a symlink there could point anywhere).
-public struct MediaRoot: Sendable, Equatable {
+package struct MediaRoot: Sendable, Equatable {
     /// The root, canonical (symlinks resolved).
-    public let path: String
+    package let path: String
 
     /// Throws `pathOutsideMediaRoot` when `directory` is not an existing directory.
-    public init(_ directory: String) throws(LivePushError) {
+    package init(_ directory: String) throws(LivePushError) {
         guard let canonical = Self.realPath(directory), Self.fileType(canonical, followingLinks: true) == S_IFDIR else {
             throw LivePushError(.pathOutsideMediaRoot, "the media root \(directory) is not a directory")
         }
@@ -25,7 +25,7 @@ public struct MediaRoot: Sendable, Equatable {
 
     /// `value` (relative to the root, or absolute) as a canonical path inside the root to an
     /// existing regular file. The error's detail says which and why.
-    public func fileToRead(_ value: String) throws(LivePushError) -> String {
+    package func fileToRead(_ value: String) throws(LivePushError) -> String {
         let joined = joined(value)
         guard let canonical = Self.realPath(joined) else {
             throw LivePushError(.pathOutsideMediaRoot, "\(value) does not exist or cannot be read")
@@ -39,7 +39,7 @@ public struct MediaRoot: Sendable, Equatable {
 
     /// `value` as a path inside the root where a file may be created: its directory exists
     /// inside the root, and nothing but a regular file is there now.
-    public func fileToWrite(_ value: String) throws(LivePushError) -> String {
+    package func fileToWrite(_ value: String) throws(LivePushError) -> String {
         let joined = joined(value)
         guard let slash = joined.lastIndex(of: "/") else { throw outside(value) }
         let name = String(joined[joined.index(after: slash)...])

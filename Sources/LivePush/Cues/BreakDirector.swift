@@ -31,23 +31,23 @@ struct BreakPlan: Sendable, Equatable {
 /// The control side of a push's breaks: reads the main input's cues through the opportunity
 /// resolvers into a ``BreakSchedule``, asks the content resolvers (each on its own task, under
 /// the deadline), and tells the producer which break to play and with what. The producer
-/// thread calls everything but the resolvers' completions.
+/// thread calls everything but the resolvers' completions and the up-front resolution
+/// (``resolveUpFront(whenSettled:)``), which touch only `resolutions`.
 final class BreakDirector: @unchecked Sendable {
     let options: BreakOptions
     private let opportunityResolvers: [any OpportunityResolver]
     private let contentResolvers: [any ContentResolver]
     private let emit: @Sendable (BreakEvent) -> Void
-    /// An input read once, whole, before the push (a file): its cues, resolved up front.
-    private let upFrontCues: (() -> [SourceCue])?
+    /// An input read once, whole, before the push (a file): its cues, resolved up front. The
+    /// scan goes on while its argument says so.
+    private let upFrontCues: (@Sendable (_ keepGoing: @Sendable () -> Bool) -> [SourceCue])?
     /// Producer thread only.
     private var schedule = BreakSchedule()
     /// Blackouts known in advance (output time µs, length µs), not yet opened.
     private var windows: [(start: Int64, duration: Int64)] = []
     /// Ids of the opportunities commands and windows open (cues carry their own).
     private var nextOwnID: UInt32 = 0x4C50_0001
-    private let resolutions = Mutex<[UInt32: Resolution]>([:])
-    /// Entered per resolution, left when it settles: waiting for the up-front ones.
-    private let unsettled = DispatchGroup()
+    private let resolutions: Mutex<Resolutions>
 
     private enum Resolution {
         case pending(cancel: @Sendable () -> Void)
@@ -55,27 +55,67 @@ final class BreakDirector: @unchecked Sendable {
         case unresolved
     }
 
-    init(options: BreakOptions, resolvers: ResolverRegistry, upFrontCues: (() -> [SourceCue])?,
+    /// Every opportunity's resolution, and where the up-front ones stand.
+    private struct Resolutions {
+        var byID: [UInt32: Resolution] = [:]
+        /// The file's cues were scanned and every opportunity they open has settled (or there
+        /// is nothing to resolve up front): the producer may start.
+        var upFrontSettled: Bool
+        var scanned = false
+        /// Told once, when the up-front resolutions have settled.
+        var whenSettled: (@Sendable () -> Void)?
+        /// The push stopped: a scan still running gives up.
+        var abandoned = false
+
+        var hasPending: Bool {
+            byID.values.contains { if case .pending = $0 { true } else { false } }
+        }
+    }
+
+    init(options: BreakOptions, resolvers: ResolverRegistry,
+         upFrontCues: (@Sendable (_ keepGoing: @Sendable () -> Bool) -> [SourceCue])?,
          emit: @escaping @Sendable (BreakEvent) -> Void) {
         self.options = options
         (opportunityResolvers, contentResolvers) = resolvers.snapshot(subscription: options.subscription)
         self.upFrontCues = upFrontCues
         self.emit = emit
+        resolutions = Mutex(Resolutions(upFrontSettled: upFrontCues == nil || contentResolvers.isEmpty))
+    }
+
+    /// When the push starts: a file's cues are read in one pass and every opportunity they open
+    /// goes to the content resolvers, on a worker kept for reading ahead
+    /// (``ConnectionWorkers/scanning``), never on the thread that called. `whenSettled` is
+    /// called once every answer is in (each by its deadline at the latest, a timeout settles
+    /// it); the producer starts only then (``upFrontSettled``), so that a file's first break
+    /// gets its ads however soon it comes. Nothing to resolve: settled already, never called.
+    func resolveUpFront(whenSettled: @escaping @Sendable () -> Void) {
+        guard let upFrontCues, !contentResolvers.isEmpty else { return }
+        resolutions.withLock { $0.whenSettled = whenSettled }
+        let keepsScanning: @Sendable () -> Bool = { [weak self] in self?.resolutions.withLock { !$0.abandoned } ?? false }
+        ConnectionWorkers.scanning.run { [self] in
+            for cue in upFrontCues(keepsScanning) {
+                for resolver in opportunityResolvers {
+                    for case .opens(let opportunity) in resolver.signals(for: cue) { resolve(opportunity) }
+                }
+            }
+            resolutions.withLock { $0.scanned = true }
+            tellIfSettled()
+        }
+    }
+
+    /// Whether the up-front resolutions have all settled (see ``resolveUpFront(whenSettled:)``).
+    var upFrontSettled: Bool { resolutions.withLock { $0.upFrontSettled } }
+
+    /// The push stopped: a scan still running ends at its next packet.
+    func abandon() {
+        resolutions.withLock { $0.abandoned = true }
     }
 
     /// Before the first packet, whose output time 0 is the wall time `origin` (µs since 1970,
-    /// read from the push's ``WallClock`` by its driver): a file's cues are all resolved now,
-    /// within the deadline (the breaks themselves open as the cues are read in the stream).
+    /// read from the push's ``WallClock`` by its driver): the blackout windows known in advance
+    /// are placed on the output timeline (the breaks themselves open as the cues are read).
     func prepare(wallClockOrigin origin: Int64) {
         windows = options.blackouts.map { ($0.outputStart(origin: origin), $0.duration.nanoseconds / 1000) }.sorted { $0.start < $1.start }
-        guard let upFrontCues, !contentResolvers.isEmpty else { return }
-        for cue in upFrontCues() {
-            for resolver in opportunityResolvers {
-                for case .opens(let opportunity) in resolver.signals(for: cue) { resolve(opportunity) }
-            }
-        }
-        // Each resolution settles by its deadline at the latest (a timeout settles it).
-        _ = unsettled.wait(timeout: .now() + .nanoseconds(Int(options.resolverTimeout.nanoseconds)) + .milliseconds(100))
     }
 
     /// A cue packet read from the main input, whose time maps to output time by `+ offset`.
@@ -185,13 +225,12 @@ final class BreakDirector: @unchecked Sendable {
     private func resolve(_ opportunity: PlacementOpportunity) {
         guard opportunity.kind == .adBreak,
               let resolver = contentResolvers.first(where: { $0.shouldHandle(opportunity) }) else { return }
-        let known = resolutions.withLock { $0[opportunity.id] != nil }
+        let known = resolutions.withLock { $0.byID[opportunity.id] != nil }
         guard !known else { return }
-        unsettled.enter()
         // Pending before the task starts: an answer that comes at once must find it so.
         let task = ResolverTask()
         resolutions.withLock {
-            $0[opportunity.id] = .pending(cancel: {
+            $0.byID[opportunity.id] = .pending(cancel: {
                 task.running.withLock { $0?.cancel() }
                 resolver.cancel(opportunity)
             })
@@ -214,8 +253,8 @@ final class BreakDirector: @unchecked Sendable {
     private func settle(_ opportunity: PlacementOpportunity, _ outcome: Resolution, timedOut: Bool = false,
                         failure: LivePushError? = nil) {
         let pending = resolutions.withLock { table -> (@Sendable () -> Void)? in
-            guard case .pending(let cancel) = table[opportunity.id] else { return nil }
-            table[opportunity.id] = outcome
+            guard case .pending(let cancel) = table.byID[opportunity.id] else { return nil }
+            table.byID[opportunity.id] = outcome
             return cancel
         }
         guard let cancelResolver = pending else { return }
@@ -227,13 +266,24 @@ final class BreakDirector: @unchecked Sendable {
         } else if case .resolved(let breaks) = outcome {
             emit(.opportunityResolved(opportunity, ads: breaks.reduce(0) { $0 + $1.ads.count }))
         }
-        unsettled.leave()
+        tellIfSettled()
+    }
+
+    /// Once the scan is done and no answer is pending: the up-front resolutions have settled.
+    private func tellIfSettled() {
+        let whenSettled = resolutions.withLock { table -> (@Sendable () -> Void)? in
+            guard table.scanned, !table.upFrontSettled, !table.hasPending else { return nil }
+            table.upFrontSettled = true
+            defer { table.whenSettled = nil }
+            return table.whenSettled
+        }
+        whenSettled?()
     }
 
     /// The ads resolved for a break at its splice; a resolution still pending is out of time.
     private func resolvedAds(for opportunity: PlacementOpportunity) -> [PlayoutSchedule.Clip] {
         settle(opportunity, .unresolved, timedOut: true)
-        guard case .resolved(let breaks) = resolutions.withLock({ $0[opportunity.id] }) else { return [] }
+        guard case .resolved(let breaks) = resolutions.withLock({ $0.byID[opportunity.id] }) else { return [] }
         return breaks.flatMap(\.ads)
     }
 }

@@ -2,7 +2,11 @@
 /// timeline. Called on the producer thread.
 protocol InputSequence: AnyObject, Sendable {
     /// The input on air ended (or was skipped): the next one, or nil when the sequence is over.
+    /// Returns at once when ``nextInputIsReady(whenReady:)`` said so.
     func nextInput() -> (any MediaSource)?
+    /// Whether ``nextInput()`` would return at once (the input opened ahead is open). When not,
+    /// `whenReady` is called once it is: the producer waits for that, not for the opening.
+    func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool
     /// The input just put on air starts at output time `start` (µs): the cues that belong there
     /// (a break starting or ending at it, one announced ahead of the next break).
     func cues(forInputStartingAt start: Int64) -> [AdCue]

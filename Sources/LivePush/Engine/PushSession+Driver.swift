@@ -19,7 +19,7 @@ extension PushSession {
 
     private func runProducerThread(_ source: any MediaSource) {
         lock.withLock {
-            while !outputStates.canStartProducing && !stopRequested { lock.wait() }
+            while !startsProducing { lock.wait() }
         }
         guard var switcher = prepareProducer(source) else { return }
         while true {

@@ -19,19 +19,28 @@ extension PushSession {
 
     /// How long the producer waits, at most, while nothing is on air (a slate that ended).
     static let idleWait = MediaTime.milliseconds(10)
+    /// How long the producer waits, at most, for the sequence's next input to open.
+    static let nextInputWait = MediaTime.milliseconds(100)
 
     /// Puts `source` on air once the outputs allow it; nil when the push stopped first.
     func prepareProducer(_ source: any MediaSource) -> Switcher? {
         guard lock.withLock({ !stopRequested && outputStates.anyPublishing }) else { return nil }
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: slate?.value,
-                                   sequence: sequence, breaks: breaks)
+                                   sequence: sequence, breaks: breaks,
+                                   nextInputReady: { [weak self] in self?.wakeWaitingProducer() })
         let switcher = Switcher(input: source, info: info, setup: setup, clock: SystemMonotonicClock())
         breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
         return switcher
     }
 
-    /// Whether the producer may start: an output is publishing (or the push stopped before).
-    var canStartProducing: Bool { lock.withLock { outputStates.canStartProducing || stopRequested } }
+    /// Whether the producer may start: an output is publishing and a file's breaks are resolved
+    /// up front (or the push stopped before). Called with `lock` held.
+    var startsProducing: Bool {
+        (outputStates.canStartProducing && (breaks?.director.upFrontSettled ?? true)) || stopRequested
+    }
+
+    /// ``startsProducing``, taking `lock`.
+    var canStartProducing: Bool { lock.withLock { startsProducing } }
 
     /// One step of the producer: applies the commands, then does what the switcher asks.
     /// Never blocks on time or on the outputs: it says what to wait for, and its driver (a
@@ -61,6 +70,9 @@ extension PushSession {
                 return .waitForRoom(full)
             case .idle:
                 return .wait(until: .microseconds(monotonicMicroseconds()) + Self.idleWait)
+            case .awaitingNextInput:
+                // Woken when it is open (bounded, should the wake come before a producer thread waits).
+                return .wait(until: .microseconds(monotonicMicroseconds()) + Self.nextInputWait)
             case .finished(let cues):
                 deliverCues(cues)
                 try renditions?.finish(send: push)

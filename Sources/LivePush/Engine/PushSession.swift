@@ -104,8 +104,17 @@ final class PushSession: @unchecked Sendable {
 
     func start(source: UncheckedTransfer<any MediaSource>) {
         startedAt = monotonicMicroseconds()
+        // A file's breaks are resolved while the outputs connect; the producer starts when both are done.
+        breaks?.director.resolveUpFront { [weak self] in self?.wakeWaitingProducer() }
         for output in outputs { output.start() }
         startProducer(source)
+    }
+
+    /// What a producer waits for is ready (the breaks' up-front answers, the next input of a
+    /// sequence): on its own thread or on the ``PacingScheduler``, it goes on.
+    func wakeWaitingProducer() {
+        lock.withLock { lock.broadcast() }
+        wakeProducer()
     }
 
     /// A producer on the ``PacingScheduler`` sleeps in its heap rather than in `lock`: what would
@@ -195,6 +204,7 @@ final class PushSession: @unchecked Sendable {
     }
 
     func stopProducer() {
+        breaks?.director.abandon()
         let interrupt = lock.withLock {
             stopRequested = true
             lock.broadcast()

@@ -2,25 +2,25 @@
 ///
 /// FLV wants raw AAC frames plus a 2-byte AudioSpecificConfig; this parses the header so
 /// the frame payload can be cut out and the ASC built.
-public struct ADTSHeader: Sendable, Equatable {
+package struct ADTSHeader: Sendable, Equatable {
     /// MPEG-4 audio object type (profile + 1): 2 = AAC LC.
-    public var audioObjectType: Int
+    package var audioObjectType: Int
     /// Index into ``sampleRates``.
-    public var samplingFrequencyIndex: Int
+    package var samplingFrequencyIndex: Int
     /// The MPEG-4 channel configuration.
-    public var channelConfiguration: Int
+    package var channelConfiguration: Int
     /// Header bytes: 7, or 9 with CRC.
-    public var headerLength: Int
+    package var headerLength: Int
     /// Header plus payload bytes.
-    public var frameLength: Int
+    package var frameLength: Int
     /// Raw data blocks in the frame (usually 1).
-    public var rawDataBlocks: Int
+    package var rawDataBlocks: Int
 
     /// The sample rates an index may name.
-    public static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+    package static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
 
     /// Parses the header at the start of `bytes`; nil when there is no valid ADTS header.
-    public init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count >= 7, bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 else { return nil }
         let protectionAbsent = bytes[1] & 0x01 == 1
         let profile = Int(bytes[2] >> 6)
@@ -38,17 +38,17 @@ public struct ADTSHeader: Sendable, Equatable {
     }
 
     /// Parses a header from the start of `bytes`; nil when there is none.
-    public init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         guard let h = bytes.withUnsafeBufferPointer({ ADTSHeader($0) }) else { return nil }
         self = h
     }
 
     /// Samples per second.
-    public var sampleRate: Int { Self.sampleRates[samplingFrequencyIndex] }
+    package var sampleRate: Int { Self.sampleRates[samplingFrequencyIndex] }
 
     /// The 2-byte AudioSpecificConfig: 5 bits object type, 4 bits frequency index,
     /// 4 bits channel configuration, 3 zero bits.
-    public var audioSpecificConfig: [UInt8] {
+    package var audioSpecificConfig: [UInt8] {
         [UInt8((audioObjectType << 3) | (samplingFrequencyIndex >> 1)),
          UInt8(((samplingFrequencyIndex & 1) << 7) | (channelConfiguration << 3))]
     }

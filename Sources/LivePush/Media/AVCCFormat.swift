@@ -1,17 +1,17 @@
 /// Helpers for H.264 in AVCC form (length-prefixed NAL units, as stored in MP4/MOV/MKV/FLV).
-public enum AVCCFormat {
+package enum AVCCFormat {
     /// The parts of an AVCDecoderConfigurationRecord this layer needs.
-    public struct DecoderConfiguration: Sendable, Equatable {
+    package struct DecoderConfiguration: Sendable, Equatable {
         /// Bytes per NAL length prefix (1, 2 or 4).
-        public var lengthSize: Int
+        package var lengthSize: Int
         /// The sequence parameter sets.
-        public var sps: [[UInt8]]
+        package var sps: [[UInt8]]
         /// The picture parameter sets.
-        public var pps: [[UInt8]]
+        package var pps: [[UInt8]]
     }
 
     /// Parses an AVCDecoderConfigurationRecord; nil when it is not one.
-    public static func parseDecoderConfiguration(_ record: [UInt8]) -> DecoderConfiguration? {
+    package static func parseDecoderConfiguration(_ record: [UInt8]) -> DecoderConfiguration? {
         guard record.count >= 7, record[0] == 1 else { return nil }
         let lengthSize = Int(record[4] & 0x03) + 1
         guard lengthSize != 3 else { return nil }
@@ -40,7 +40,7 @@ public enum AVCCFormat {
     /// Calls `body` with the range of each NAL unit of a length-prefixed buffer. Stops at the
     /// first length that runs past the end. Returns false when the buffer was malformed.
     @discardableResult
-    public static func forEachNALUnit(
+    package static func forEachNALUnit(
         in bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int, _ body: (Range<Int>) -> Void
     ) -> Bool {
         var pos = 0
@@ -59,7 +59,7 @@ public enum AVCCFormat {
     /// Whether an AVCC access unit is referenced by other frames: true when any slice NAL
     /// unit has nal_ref_idc != 0 (or, when it has no slice, any NAL unit has). Nil when the
     /// buffer is not well-formed length-prefixed data.
-    public static func summarize(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> AnnexBConverter.FrameSummary? {
+    package static func summarize(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> AnnexBConverter.FrameSummary? {
         var anyRef = false, sliceRef = false, sawSlice = false, idr = false
         let ok = forEachNALUnit(in: bytes, lengthSize: lengthSize) { r in
             let header = bytes[r.lowerBound]
@@ -77,7 +77,7 @@ public enum AVCCFormat {
     }
 
     /// Rewrites a length-prefixed buffer with `lengthSize`-byte prefixes to 4-byte prefixes.
-    public static func toFourByteLengths(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> [UInt8] {
+    package static func toFourByteLengths(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int) -> [UInt8] {
         var total = 0
         forEachNALUnit(in: bytes, lengthSize: lengthSize) { total += 4 + $0.count }
         return [UInt8](unsafeUninitializedCapacity: total) { out, count in
@@ -95,7 +95,7 @@ public enum AVCCFormat {
     }
 
     /// The record rewritten to announce 4-byte NAL lengths (what the converted packets use).
-    public static func withFourByteLengths(_ record: [UInt8]) -> [UInt8] {
+    package static func withFourByteLengths(_ record: [UInt8]) -> [UInt8] {
         guard record.count >= 5 else { return record }
         var copy = record
         copy[4] = 0xFC | 0x03

@@ -10,46 +10,46 @@ import Darwin
 /// AVCDecoderConfigurationRecord from SPS/PPS NAL units.
 ///
 /// Pure Swift, no allocation besides the arrays it returns.
-public enum AnnexBConverter {
+package enum AnnexBConverter {
     /// NAL unit types used here (ITU-T H.264 table 7-1).
-    public enum NALType {
+    package enum NALType {
         /// NAL unit type 1.
-        public static let nonIDRSlice: UInt8 = 1
+        package static let nonIDRSlice: UInt8 = 1
         /// NAL unit type 5.
-        public static let idrSlice: UInt8 = 5
+        package static let idrSlice: UInt8 = 5
         /// NAL unit type 6.
-        public static let sei: UInt8 = 6
+        package static let sei: UInt8 = 6
         /// NAL unit type 7.
-        public static let sps: UInt8 = 7
+        package static let sps: UInt8 = 7
         /// NAL unit type 8.
-        public static let pps: UInt8 = 8
+        package static let pps: UInt8 = 8
         /// NAL unit type 9.
-        public static let accessUnitDelimiter: UInt8 = 9
+        package static let accessUnitDelimiter: UInt8 = 9
     }
 
     /// What converting one access unit found out about it.
-    public struct FrameSummary: Sendable, Equatable {
+    package struct FrameSummary: Sendable, Equatable {
         /// Some VCL NAL unit (slice) has nal_ref_idc != 0 (or, without slices, any NAL unit has).
-        public var isReference: Bool
+        package var isReference: Bool
         /// The access unit contains an IDR slice.
-        public var hasIDR: Bool
+        package var hasIDR: Bool
     }
 
     /// True when the bytes begin with a 3- or 4-byte start code.
-    public static func startsWithStartCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func startsWithStartCode(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         if bytes.count >= 3, bytes[0] == 0, bytes[1] == 0, bytes[2] == 1 { return true }
         if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0, bytes[3] == 1 { return true }
         return false
     }
 
     /// True when `bytes` begin with a 3- or 4-byte start code.
-    public static func startsWithStartCode(_ bytes: [UInt8]) -> Bool {
+    package static func startsWithStartCode(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { startsWithStartCode($0) }
     }
 
     /// Calls `body` with the range of each NAL unit (start codes and trailing zero bytes
     /// excluded) in order. Bytes before the first start code are ignored.
-    public static func forEachNALUnit(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
+    package static func forEachNALUnit(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
         guard let base = bytes.baseAddress else { return }
         let n = bytes.count
         var nalStart = -1
@@ -75,7 +75,7 @@ public enum AnnexBConverter {
     }
 
     /// The NAL units (without start codes) of an Annex B buffer.
-    public static func nalUnits(in bytes: [UInt8]) -> [[UInt8]] {
+    package static func nalUnits(in bytes: [UInt8]) -> [[UInt8]] {
         bytes.withUnsafeBufferPointer { buf in
             var units: [[UInt8]] = []
             forEachNALUnit(in: buf) { units.append(Array(buf[$0])) }
@@ -86,7 +86,7 @@ public enum AnnexBConverter {
     /// Converts one Annex B access unit to AVCC with 4-byte lengths. Access unit delimiters
     /// are dropped; SPS/PPS are dropped too when `dropParameterSets` is set (they travel in
     /// the decoder configuration record instead).
-    public static func avcc(
+    package static func avcc(
         fromAnnexB bytes: UnsafeBufferPointer<UInt8>, dropParameterSets: Bool = false
     ) -> (data: [UInt8], summary: FrameSummary) {
         func keep(_ type: UInt8) -> Bool {
@@ -138,13 +138,13 @@ public enum AnnexBConverter {
     }
 
     /// Converts an Annex B access unit to length-prefixed (AVCC) NAL units.
-    public static func avcc(fromAnnexB bytes: [UInt8], dropParameterSets: Bool = false) -> [UInt8] {
+    package static func avcc(fromAnnexB bytes: [UInt8], dropParameterSets: Bool = false) -> [UInt8] {
         bytes.withUnsafeBufferPointer { avcc(fromAnnexB: $0, dropParameterSets: dropParameterSets).data }
     }
 
     /// Builds an AVCDecoderConfigurationRecord (version 1, 4-byte NAL lengths) from SPS and
     /// PPS NAL units (without start codes). Nil when there is no usable SPS or PPS.
-    public static func decoderConfigurationRecord(sps: [[UInt8]], pps: [[UInt8]]) -> [UInt8]? {
+    package static func decoderConfigurationRecord(sps: [[UInt8]], pps: [[UInt8]]) -> [UInt8]? {
         let spsList = sps.filter { $0.count >= 4 && $0.count <= 0xFFFF }
         let ppsList = pps.filter { !$0.isEmpty && $0.count <= 0xFFFF }
         guard let first = spsList.first, !ppsList.isEmpty else { return nil }
@@ -205,13 +205,13 @@ public enum AnnexBConverter {
 
     /// Collects the SPS and PPS NAL units of an Annex B buffer (e.g. encoder extradata or a
     /// keyframe with in-band parameter sets) and builds the configuration record from them.
-    public static func decoderConfigurationRecord(fromAnnexB bytes: [UInt8]) -> [UInt8]? {
+    package static func decoderConfigurationRecord(fromAnnexB bytes: [UInt8]) -> [UInt8]? {
         let (sps, pps) = parameterSets(inAnnexB: bytes)
         return decoderConfigurationRecord(sps: sps, pps: pps)
     }
 
     /// The SPS and PPS NAL units of an Annex B buffer, in order, duplicates removed.
-    public static func parameterSets(inAnnexB bytes: [UInt8]) -> (sps: [[UInt8]], pps: [[UInt8]]) {
+    package static func parameterSets(inAnnexB bytes: [UInt8]) -> (sps: [[UInt8]], pps: [[UInt8]]) {
         var sps: [[UInt8]] = [], pps: [[UInt8]] = []
         for unit in nalUnits(in: bytes) {
             switch unit[0] & 0x1F {

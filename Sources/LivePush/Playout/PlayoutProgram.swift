@@ -62,6 +62,13 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     // MARK: InputSequence (the producer thread)
 
+    func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool {
+        // What nextInput will play is the prepared entry unless the timeline changed since: then
+        // it opens that one itself (rare: a change after the entry before it began).
+        guard let prepared = state.withLock({ $0.prepared?.input }) else { return true }
+        return prepared.isReady(whenReady: whenReady)
+    }
+
     func nextInput() -> (any MediaSource)? {
         let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
             let ended = state.current

@@ -150,7 +150,7 @@ extension PlayoutSchedule.Clip {
 }
 
 /// Any JSON value, decoded strictly (a number is never a boolean, nor the other way round).
-public enum JSONField: Decodable, Equatable {
+package enum JSONField: Decodable, Equatable {
     /// JSON `null`.
     case null
     /// A JSON boolean.
@@ -164,7 +164,7 @@ public enum JSONField: Decodable, Equatable {
     /// A JSON object.
     case object([String: JSONField])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }

@@ -53,7 +53,7 @@ public struct PlayoutEntry: Sendable, Equatable {
 ///   time its point comes around. Pods follow the same rule.
 /// - ``scheduleNow(_:interruptingAfter:)`` inserts a clip at the current position: into the
 ///   running break when an ad plays, else between the two halves of the content.
-public struct PlayoutTimeline: Sendable {
+package struct PlayoutTimeline: Sendable {
     private var schedule: PlayoutSchedule
     private var pass = 1
     private var passStarted = false
@@ -69,18 +69,18 @@ public struct PlayoutTimeline: Sendable {
     private var currentMainStart: Double?
 
     /// Creates the timeline of a schedule; throws `scheduleInvalid` when it is not valid.
-    public init(schedule: PlayoutSchedule) throws(LivePushError) {
+    package init(schedule: PlayoutSchedule) throws(LivePushError) {
         try schedule.validate()
         self.schedule = schedule
     }
 
     /// The length of the running break `name` after the current entry: the entries queued in it.
-    public func remainingInBreak(_ name: String) -> Double {
+    package func remainingInBreak(_ name: String) -> Double {
         queue.prefix { $0.adBreak == name }.reduce(0) { $0 + $1.duration }
     }
 
     /// The break that starts right after the current entry, with its whole length (a pod is one break).
-    public func upcomingBreak() -> (name: String, duration: Double)? {
+    package func upcomingBreak() -> (name: String, duration: Double)? {
         var copy = self
         guard let first = copy.next(), let name = first.adBreak, name != current?.adBreak else { return nil }
         var total = first.duration
@@ -92,13 +92,13 @@ public struct PlayoutTimeline: Sendable {
     }
 
     /// What ``next()`` would return now, without moving on.
-    public func peek() -> PlayoutEntry? {
+    package func peek() -> PlayoutEntry? {
         var copy = self
         return copy.next()
     }
 
     /// The next entry to play, or nil when the timeline is over.
-    public mutating func next() -> PlayoutEntry? {
+    package mutating func next() -> PlayoutEntry? {
         let entry = pick()
         current = entry
         if let entry, entry.kind == .ad || entry.kind == .pod { played(adID: entry.id) }
@@ -177,7 +177,7 @@ public struct PlayoutTimeline: Sendable {
     /// entries already queued in it). When content plays, the content is cut after
     /// `interruptingAfter` seconds of the current entry; the clip plays now and the content
     /// resumes from the cut. Returns whether the driver must end the current entry now.
-    public mutating func scheduleNow(_ clip: PlayoutSchedule.Clip, interruptingAfter played: Double) -> Bool {
+    package mutating func scheduleNow(_ clip: PlayoutSchedule.Clip, interruptingAfter played: Double) -> Bool {
         if let current, current.kind == .ad || current.kind == .pod || (current.kind == .slate && current.adBreak != nil) {
             let position = queue.firstIndex { $0.adBreak != current.adBreak } ?? queue.count
             queue.insert(PlayoutEntry(id: clip.id, kind: .pod, source: clip.source, in: clip.inPoint, out: clip.outPoint,
@@ -195,10 +195,10 @@ public struct PlayoutTimeline: Sendable {
     }
 
     /// The ad break that clips scheduled now during content form.
-    public static let nowBreak = "now"
+    package static let nowBreak = "now"
 
     /// Appends a clip to the main content (it plays in this pass if the pass has not ended).
-    public mutating func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
+    package mutating func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
         var changed = schedule
         changed.content.append(clip)
         try changed.validate()
@@ -207,5 +207,5 @@ public struct PlayoutTimeline: Sendable {
     }
 
     /// The schedule as it stands (one-time ads that played are gone).
-    public var remainingSchedule: PlayoutSchedule { schedule }
+    package var remainingSchedule: PlayoutSchedule { schedule }
 }

@@ -1,6 +1,6 @@
 extension LivePusher {
     /// Plays a schedule as one continuous stream: content clips, pre/mid/post-roll ads and
-    /// pods, looped as the schedule says (see ``PlayoutSchedule`` and ``PlayoutTimeline``).
+    /// pods, looped as the schedule says (see ``PlayoutSchedule``).
     /// Each entry is opened when its turn comes; one that cannot be played is replaced by the
     /// slate for its duration (``PlayoutEvent/entryFailed(_:_:)``) and the channel goes on.
     /// Throws `scheduleInvalid` before anything is pushed when the schedule is not valid.

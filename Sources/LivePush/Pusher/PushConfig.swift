@@ -110,7 +110,7 @@ public struct PushConfig: Sendable {
     public var networkRecoveredBacklog: Duration = .milliseconds(300)
 
     /// How the URL's auth_key or token expiry is read and how early it is reported.
-    public var auth = AuthExpiryWatcher.Configuration()
+    public var auth = AuthExpiryOptions()
     /// Interactive mode: the bearer token of the WHIP outputs (`http(s)://` URLs), sent as
     /// `Authorization: Bearer` to each endpoint's own origin only (not to a redirect or a session
     /// resource on another scheme, host or port) and never logged. When it is a JWT, `tokenWillExpire` comes 30 s

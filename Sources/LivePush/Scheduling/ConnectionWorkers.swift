@@ -1,7 +1,7 @@
 import HeapModule
 
-/// A few threads for blocking connects (librtmp's connect and handshake, libavformat's open),
-/// and the timers that hold the waits between attempts.
+/// A few threads for blocking work (librtmp's connect and handshake, libavformat's open, a
+/// graceful close, a file read ahead), and the timers that hold the waits between attempts.
 ///
 /// A channel whose server is away spends nearly all its time waiting for its next attempt. A
 /// thread per waiting output would only sleep: 200 channels would hold 200 threads. Here a
@@ -16,6 +16,10 @@ final class ConnectionWorkers: @unchecked Sendable {
     /// a process stopping a thousand channels at once closes them sixteen at a time rather
     /// than start a thread for each, and its closes never hold up a reconnect.
     static let closing = ConnectionWorkers(maximumThreads: 16, name: "livepush.close")
+    /// Reading ahead in files before a push (the pass over a file's cues that its content
+    /// resolvers answer up front, ``CueScan``): whole-file I/O that must hold up no pacing
+    /// thread, and that a few threads do as fast as the disk allows.
+    static let scanning = ConnectionWorkers(maximumThreads: 2, name: "livepush.scan")
 
     /// A scheduled job, to run it earlier (``runNow(_:)``) or drop it (``cancel(_:)``).
     struct Ticket: Hashable, Sendable {

@@ -5,9 +5,9 @@
 /// printed, setting the window title), a newline followed by a fake log line, or bidi controls
 /// that show text in another order than it is. Each such character is written out visibly
 /// (`\x1b`, `\n`, `\u{202E}`), and the text is cut to `limit` characters.
-public enum TerminalText {
+package enum TerminalText {
     /// Writes control characters out visibly and cuts the text to `limit` characters.
-    public static func escape(_ text: some StringProtocol, limit: Int = 512) -> String {
+    package static func escape(_ text: some StringProtocol, limit: Int = 512) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {

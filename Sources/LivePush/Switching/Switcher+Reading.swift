@@ -5,19 +5,28 @@ extension Switcher {
     static let catchUpLimit = 500
 
     /// Reads the input on air (switching, looping, starting and ending breaks) until a packet
-    /// is pending (or a slate has ended). False when the input is over, or the push was stopped.
+    /// is pending (or a slate has ended, or the next input is not open yet). False when the
+    /// input is over, or the push was stopped.
     mutating func readUntilPending(stopping: () -> Bool) throws(LivePushError) -> Bool {
         while !hasPending {
             if !leftover.isEmpty {
                 makeLeftoverPending()
                 return true
             }
+            if awaitsNextInput, let sequence = setup.sequence {
+                // Opened ahead on another thread: this one does not wait for it.
+                guard sequence.nextInputIsReady(whenReady: setup.nextInputReady) else { return true }
+                awaitsNextInput = false
+                guard let next = sequence.nextInput() else { return false }
+                putOnAir(next, from: sequence)
+                continue
+            }
             if skipping {
                 skipping = false
                 try takeOffAir()
-                setup.sequence?.inputSkipped(unsent: held.removeValue(forKey: ObjectIdentifier(input)) ?? [])
-                guard let sequence = setup.sequence, let next = sequence.nextInput() else { return false }
-                putOnAir(next, from: sequence)
+                guard let sequence = setup.sequence else { return false }
+                sequence.inputSkipped(unsent: held.removeValue(forKey: ObjectIdentifier(input)) ?? [])
+                awaitsNextInput = true
                 continue
             }
             if background != nil {
@@ -36,9 +45,8 @@ extension Switcher {
                 }
                 // A slate that ends: hold on the input until a command takes it off air.
                 if suspended != nil { return true }
-                if let sequence = setup.sequence {
-                    guard let next = sequence.nextInput() else { return false }
-                    putOnAir(next, from: sequence)
+                if setup.sequence != nil {
+                    awaitsNextInput = true
                     continue
                 }
                 if case .times(let total) = setup.looping, pass >= total { return false }

@@ -25,6 +25,9 @@ struct Switcher {
         var breaks: BreakSetup?
         /// The release batch of a real-time push (``PacingGate``).
         var pacingGate = PacingGate()
+        /// Called (from any thread) when the sequence's next input, opened ahead, is ready
+        /// after ``SwitchAction/awaitingNextInput``: the driver steps again.
+        var nextInputReady: @Sendable () -> Void = {}
     }
 
     let setup: Setup
@@ -58,6 +61,9 @@ struct Switcher {
     private(set) var pacing: PacingGate
     /// A skip was asked for: the input on air ends now.
     var skipping = false
+    /// The input on air ended (or was skipped): the sequence's next one goes on air once it
+    /// is open; the driver waits to be woken meanwhile.
+    var awaitsNextInput = false
     /// Cues to send (ad breaks of a sequence), by when they are due.
     var cues: [AdCue] = []
     /// The next packet to deliver, once it is due and has room.
@@ -162,7 +168,8 @@ struct Switcher {
             finished = true
             return .finished(cues: takeCues(dueBy: clock.end))
         }
-        return pending == nil ? .idle : .again
+        if pending != nil { return .again }
+        return awaitsNextInput ? .awaitingNextInput : .idle
     }
 
     /// Nil when the packet may go now, else until when to wait (nil inside: until a command).
