@@ -56,12 +56,12 @@ final class OutputClockTests: XCTestCase {
 
     func testTheWallClockAnchorsOnTheFirstPacketAndStopsWhilePaused() {
         var clock = OutputClock(info: info)
-        XCTAssertEqual(clock.due(0, now: 5_000_000), 5_000_000)
-        XCTAssertEqual(clock.due(1_000_000, now: 5_100_000), 6_000_000)
-        clock.pause(now: 5_500_000)
+        XCTAssertEqual(clock.due(.zero, now: .microseconds(5_000_000)), .microseconds(5_000_000))
+        XCTAssertEqual(clock.due(.seconds(1), now: .microseconds(5_100_000)), .microseconds(6_000_000))
+        clock.pause(now: .microseconds(5_500_000))
         XCTAssertTrue(clock.isPaused)
-        clock.resume(now: 7_500_000)
-        XCTAssertEqual(clock.due(1_000_000, now: 7_500_000), 8_000_000, "the 2 s paused are added")
+        clock.resume(now: .microseconds(7_500_000))
+        XCTAssertEqual(clock.due(.seconds(1), now: .microseconds(7_500_000)), .microseconds(8_000_000), "the 2 s paused are added")
     }
 
     func testWhatAnOutputSendsAgainFollowsTheLastTimestampByOneFrame() {

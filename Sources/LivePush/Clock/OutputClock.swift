@@ -109,23 +109,23 @@ struct OutputClock: Sendable {
 
     // MARK: Output time → wall clock (real time)
 
-    /// The monotonic wall-clock time (µs) at which output time `time` is due. The first call
+    /// The monotonic wall-clock time at which output time `time` is due. The first call
     /// anchors the clock: that packet is due now.
-    mutating func due(_ time: Int64, now: Int64) -> Int64 {
-        let origin = wallOrigin ?? (now - time)
+    mutating func due(_ time: MediaTime, now: MediaTime) -> MediaTime {
+        let origin = wallOrigin ?? (now.microseconds - time.microseconds)
         wallOrigin = origin
-        return origin + time
+        return .microseconds(origin + time.microseconds)
     }
 
     /// Nothing is sent from `now` until `resume(now:)`: the wall clock stops for the output.
-    mutating func pause(now: Int64) {
-        if pausedAt == nil { pausedAt = now }
+    mutating func pause(now: MediaTime) {
+        if pausedAt == nil { pausedAt = now.microseconds }
     }
 
-    mutating func resume(now: Int64) {
+    mutating func resume(now: MediaTime) {
         guard let since = pausedAt else { return }
         pausedAt = nil
-        wallOrigin = wallOrigin.map { $0 + (now - since) }
+        wallOrigin = wallOrigin.map { $0 + (now.microseconds - since) }
     }
 
     var isPaused: Bool { pausedAt != nil }

@@ -1,11 +1,10 @@
-/// The producer's side of the outputs: when a stamped packet may go (pacing, back-pressure),
-/// and handing it, its sequence header and the cues due by it to every output and the recording.
+/// The producer's side of the outputs: whether they have room for a stamped packet
+/// (back-pressure; when it is due, the ``Switcher`` says), and handing it, its sequence header and the cues due by it to every output and the recording.
 extension PushSession {
-    /// Sends the cues due by output time `time`: as data messages (``PushConfig/cueFormat``) to
-    /// RTMP outputs and the recording, as SCTE-35 sections in the stream to SRT outputs.
-    func deliverCues(dueBy time: Int64, _ air: inout OnAir) {
-        while let cue = air.cues.first, cue.sendAt <= time {
-            air.cues.removeFirst()
+    /// Sends cues (the switcher says which are due): as data messages (``PushConfig/cueFormat``)
+    /// to RTMP outputs and the recording, as SCTE-35 sections in the stream to SRT outputs.
+    func deliverCues(_ cues: [AdCue]) {
+        for cue in cues {
             for output in outputs {
                 output.push(output.kind == .srt ? .spliceSection(cue.section.encoded(), at: cue.sendAt)
                                                 : .dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt))
@@ -47,29 +46,6 @@ extension PushSession {
     /// Hands a rendition's packet to the outputs that take it.
     func push(_ packet: MediaPacket, to ids: [Int]) {
         for id in ids { outputs[id].push(packet) }
-    }
-
-    func takeOwedHeader(for packet: MediaPacket, _ air: inout OnAir) -> MediaPacket? {
-        switch packet.kind {
-        case .video:
-            guard let configuration = air.owedHeaders.video else { return nil }
-            air.owedHeaders.video = nil
-            return .sequenceHeader(.video, configuration: configuration, at: packet.dts)
-        case .audio:
-            guard let configuration = air.owedHeaders.audio else { return nil }
-            air.owedHeaders.audio = nil
-            return .sequenceHeader(.audio, configuration: configuration, at: packet.dts)
-        case .data, .cue:
-            return nil
-        }
-    }
-
-    /// Nil when the packet may go now, else how long to wait (nil inside: until woken).
-    func pendingWait(for packet: MediaPacket, _ air: inout OnAir) -> Duration?? {
-        if air.clock.isPaused { return .some(nil) }
-        guard config.pacing == .realTime else { return nil }
-        let now = monotonicMicroseconds()
-        return air.pacing.wait(forPacketDue: air.clock.due(packet.dts, now: now), now: now).map { .some(.microseconds($0)) }
     }
 
     /// Back-pressure (`--fast`): an output that carries the push and has no room. While one

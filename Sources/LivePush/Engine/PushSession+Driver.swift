@@ -21,13 +21,14 @@ extension PushSession {
         lock.withLock {
             while !startsProducing { lock.wait() }
         }
-        guard var air = prepareProducer(source) else { return }
+        guard var switcher = prepareProducer(source) else { return }
         while true {
-            switch step(&air) {
+            switch step(&switcher) {
             case .again:
                 continue
-            case .wait(let timeout):
+            case .wait(let until):
                 wakeSenders()
+                let timeout = until.map { max(.zero, $0 - .microseconds(monotonicMicroseconds())).duration }
                 lock.withLock {
                     if commands.isEmpty && !stopRequested { _ = lock.wait(timeout: timeout) }
                 }

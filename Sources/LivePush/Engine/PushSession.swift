@@ -1,7 +1,8 @@
 import Synchronization
 
-/// One run of a push: a **producer** thread reads the input, stamps packets onto the output
-/// clock (``OutputClock``), paces them (real time) and hands each to every output: the
+/// One run of a push: a **producer** drives the push's ``Switcher`` (which reads the input on
+/// air, stamps its packets onto the output clock and says when each is due) and hands each
+/// packet to every output: the
 /// ``PushOutput``s (one per destination, each with its own queue, connection and reconnect; the shared send loops write for all)
 /// and the local ``FLVRecorder``. What the outputs report is folded by an
 /// ``OutputSetStateMachine`` into what the push as a whole reports.

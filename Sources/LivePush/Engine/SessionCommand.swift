@@ -27,3 +27,20 @@ enum SessionCommand: Sendable {
     /// rendition's, else the input's) is a keyframe.
     case keyframeRequested(output: Int)
 }
+
+extension SessionCommand {
+    /// The command as the ``Switcher`` takes it, when it changes what is on air. (A keyframe
+    /// request goes to the output's own encode first: the producer decides.)
+    var switchCommand: SwitchCommand? {
+        switch self {
+        case .pause: .pause
+        case .resume: .resume
+        case .showSlate: .showSlate
+        case .leaveSlate: .leaveSlate
+        case .skip: .skip
+        case .startBlackout(let duration): .startBlackout(duration: duration)
+        case .endBlackout: .endBlackout
+        case .networkChanged, .setFilters, .setDetector, .outputNetwork, .keyframeRequested: nil
+        }
+    }
+}

@@ -8,7 +8,7 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
     private let session: PushSession
     private let source: UncheckedTransfer<any MediaSource>
     // Used by one scheduler thread at a time (a job is never run twice at once).
-    private var air: PushSession.OnAir?
+    private var switcher: Switcher?
     private var started = false
 
     init(session: PushSession, source: UncheckedTransfer<any MediaSource>) {
@@ -20,12 +20,12 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
         if !started {
             guard session.canStartProducing else { return .whenWoken }
             started = true
-            air = session.prepareProducer(source.value)
+            switcher = session.prepareProducer(source.value)
         }
-        guard var current = air else { return .finished }
+        guard var current = switcher else { return .finished }
         let next = runTurn(&current)
         // A finished push lets go of its inputs (decoders, encoders) at once.
-        air = next == .finished ? nil : current
+        switcher = next == .finished ? nil : current
         return next
     }
 
@@ -33,16 +33,16 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
         session.wakeSenders()
     }
 
-    private func runTurn(_ air: inout PushSession.OnAir) -> ScheduledRun {
+    private func runTurn(_ switcher: inout Switcher) -> ScheduledRun {
         let turnStart = monotonicMicroseconds()
         while true {
-            switch session.step(&air) {
+            switch session.step(&switcher) {
             case .again:
                 let now = monotonicMicroseconds()
                 if now - turnStart > Self.turnBudget { return .at(now) }
-            case .wait(let timeout):
-                guard let timeout else { return .whenWoken }
-                return .at(monotonicMicroseconds() + timeout.nanoseconds / 1000)
+            case .wait(let until):
+                guard let until else { return .whenWoken }
+                return .at(until.microseconds)
             case .waitForRoom:
                 // Only `--fast` pushes wait for room, and they have threads of their own.
                 return .at(monotonicMicroseconds() + 10_000)

@@ -1,0 +1,30 @@
+/// A point or a span of time in microseconds: the one unit of the output clock, the pacer
+/// and the switcher. Packets still carry bare `Int64` microseconds (``MediaPacket/dts``);
+/// a value becomes `MediaTime` where it enters the clock's API and goes back at its edges.
+struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Microseconds (on the monotonic clock for a due time or `now`, on the output timeline
+    /// for media).
+    var microseconds: Int64
+
+    init(microseconds: Int64) {
+        self.microseconds = microseconds
+    }
+
+    static let zero = MediaTime(microseconds: 0)
+
+    static func microseconds(_ value: Int64) -> MediaTime { MediaTime(microseconds: value) }
+    static func milliseconds(_ value: Int64) -> MediaTime { MediaTime(microseconds: value * 1000) }
+    static func seconds(_ value: Int64) -> MediaTime { MediaTime(microseconds: value * 1_000_000) }
+
+    /// The span as a `Duration` (for waits).
+    var duration: Duration { .microseconds(microseconds) }
+
+    /// Seconds, for messages and figures.
+    var seconds: Double { Double(microseconds) / 1e6 }
+
+    var description: String { "\(seconds) s" }
+
+    static func < (a: MediaTime, b: MediaTime) -> Bool { a.microseconds < b.microseconds }
+    static func + (a: MediaTime, b: MediaTime) -> MediaTime { MediaTime(microseconds: a.microseconds + b.microseconds) }
+    static func - (a: MediaTime, b: MediaTime) -> MediaTime { MediaTime(microseconds: a.microseconds - b.microseconds) }
+}
