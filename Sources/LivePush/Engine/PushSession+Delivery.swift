@@ -48,16 +48,14 @@ extension PushSession {
         for id in ids { outputs[id].push(packet) }
     }
 
-    /// Back-pressure (`--fast`): an output that carries the push and has no room. While one
-    /// output is connected, a disconnected one does not hold the others back (it drops by its
-    /// queue's policy and resumes on a keyframe); while none is, all are waited for, so a
-    /// single output loses nothing across a reconnect.
+    /// Back-pressure (`--fast`): the output to wait for before the next packet, if any
+    /// (``BackpressurePlan``). The disconnected outputs the plan does not wait for shed now;
+    /// no output sheds on its own when a packet arrives.
     func outputAwaitingRoom() -> PushOutput? {
         guard config.pacing == .asFastAsPossible else { return nil }
         // One lock acquisition per output per packet: both facts are read together.
-        let room = outputs.map(\.room)
-        guard room.contains(where: \.isFull) else { return nil }
-        let anyConnected = room.contains(where: \.isConnected)
-        return room.indices.first { room[$0].isFull && (!anyConnected || room[$0].isConnected) }.map { outputs[$0] }
+        let plan = BackpressurePlan(room: outputs.map(\.room))
+        for id in plan.shed { outputs[id].shedWhileAnotherCarriesThePush() }
+        return plan.waitFor.map { outputs[$0] }
     }
 }

@@ -156,8 +156,19 @@ final class PushOutput: @unchecked Sendable {
 
     /// Whether the producer would have to wait for room before the next packet (back-pressure
     /// mode only; never once stopped), and whether the output is connected.
-    var room: (isFull: Bool, isConnected: Bool) {
-        lock.withLock { (!stopRequested && queue.mode == .backpressure && queue.isFull, connected) }
+    var room: BackpressurePlan.Room {
+        lock.withLock { .init(isFull: !stopRequested && queue.mode == .backpressure && queue.isFull, isConnected: connected) }
+    }
+
+    /// Back-pressure mode: the producer does not wait for this output, which is down while
+    /// another carries the push (``BackpressurePlan``); it keeps its newest media, whole GOPs.
+    func shedWhileAnotherCarriesThePush() {
+        lock.withLock {
+            // Reconnected since the producer looked: it is waited for again, and what it
+            // sends again after the reconnect stays.
+            guard queue.mode == .backpressure, !connected else { return }
+            queue.makeRoomByDroppingOldestGOPs()
+        }
     }
 
     /// Waits until the queue has room (back-pressure mode), for at most `timeout`.
@@ -186,11 +197,11 @@ final class PushOutput: @unchecked Sendable {
                     wake = loop
                 }
             }
-            // Back-pressure: the producer waits for a connected output before each frame, so a
-            // frame and what goes with it (a cue, a sequence header) may take it just past its
-            // limit: nothing is dropped for that. A disconnected one is not waited for while
-            // another output is connected: it sheds its oldest GOPs.
-            if queue.mode == .backpressure && queue.isFull && !connected { queue.makeRoomByDroppingOldestGOPs() }
+            // Back-pressure: the producer waits for room before each frame, so a frame and what
+            // goes with it (a cue, a sequence header) may take the queue past its limit, and so
+            // may a frame the producer let go just before the connection was lost and the
+            // resend history went back in: nothing is dropped for that here. Only the producer
+            // decides that an output is not waited for and sheds (``BackpressurePlan``).
             queue.push(packet)
             change = updateCongestion()
         }
