@@ -195,9 +195,13 @@ extension PushOutput {
                 self.beginReconnecting(after: nil, ended.value.resume)
             }
         case .lost(let error):
-            publishing.close(graceful: false, drained: false)
+            // Heard at once; the close runs on a worker too: a WHIP session's close is an HTTP
+            // DELETE (DNS, connect, TLS), which must not hold the loop and every output on it.
             signal(.connectionLost(error))
-            beginReconnecting(after: error, publishing.resume)
+            ConnectionWorkers.closing.run {
+                ended.value.close(graceful: false, drained: false)
+                self.beginReconnecting(after: error, ended.value.resume)
+            }
         }
     }
 
