@@ -109,6 +109,9 @@ extension PushSession {
         for command in taken {
             if let switching = command.switchCommand {
                 try switcher.apply(switching)
+                // The clock stopped (or runs again); what the outputs queued waits with it.
+                if case .pause = command { for output in outputs { output.setPaused(true) } }
+                if case .resume = command { for output in outputs { output.setPaused(false) } }
                 continue
             }
             switch command {

@@ -145,13 +145,9 @@ final class PushSession: @unchecked Sendable {
         outputs.first?.updateURL(newURL)
     }
 
-    /// Queues a command for the producer (see ``SessionCommand``).
+    /// Queues a command for the producer (see ``SessionCommand``): the one way a control
+    /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
     func send(_ command: SessionCommand) {
-        switch command {
-        case .pause: for output in outputs { output.setPaused(true) }
-        case .resume: for output in outputs { output.setPaused(false) }
-        default: break
-        }
         lock.withLock {
             commands.append(command)
             lock.broadcast()
