@@ -5,8 +5,9 @@ import XCTest
 
 /// The threads pushes cost, counted by name in /proc (every thread LivePush starts is named
 /// `livepush.<role>`): real-time pushes from files share the pacing threads and the send loops,
-/// so their number does not grow with the pushes; a recording adds its writer. Connecting and
-/// closing threads live only while they connect or close.
+/// so their number does not grow with the pushes. A recording's writes, a detector's frames and
+/// the music's decoding are jobs on bounded pools shared by every push, with no thread waiting
+/// for them. Connecting and closing threads live only while they connect or close.
 final class ThreadBudgetTests: XCTestCase {
     /// The threads LivePush started, by thread id: `livepush.<role>`.
     private static func livePushThreads() -> [String: String] {
@@ -25,6 +26,11 @@ final class ThreadBudgetTests: XCTestCase {
         var counts: [String: Int] = [:]
         for (task, name) in livePushThreads() where before[task] == nil { counts[name, default: 0] += 1 }
         return counts
+    }
+
+    /// Bytes in a file so far (0 before it exists; a missing file is what the wait is for).
+    private static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     /// Threads that live as long as the process, shared by every push: at most one per core
@@ -61,8 +67,10 @@ final class ThreadBudgetTests: XCTestCase {
         }
         let cores = max(2, ProcessInfo.processInfo.activeProcessorCount)
         let running = Self.started(since: before)
-        XCTAssertEqual(running.filter { !Self.sharedRoles.contains($0.key) }, ["livepush.record": 1],
-                       "12 pushes, one of them to two destinations, one recording: no thread of their own but the writer")
+        // The recording's writes are jobs on the recording workers: a worker lives while they come.
+        XCTAssertTrue(running.filter { !Self.sharedRoles.contains($0.key) }.allSatisfy { $0.key == "livepush.record" },
+                      "12 pushes, one of them to two destinations, one recording: no thread of their own: \(running)")
+        XCTAssertLessThanOrEqual(running["livepush.record"] ?? 0, 1, "\(running)")
         // Counted among the threads started meanwhile: a thread that libav or x264 starts from a
         // pacing thread (an earlier test's encoder) inherits its name.
         XCTAssertLessThanOrEqual(running["livepush.pacing"] ?? 0, cores, "\(running)")
@@ -75,6 +83,68 @@ final class ThreadBudgetTests: XCTestCase {
         // A thread's exit has no event to wait for: poll it, bounded.
         try await waitUntil("every thread of the pushes ended", timeout: .seconds(10)) {
             Self.started(since: before).filter { !Self.sharedRoles.contains($0.key) }.isEmpty
+        }
+    }
+
+    /// Pushes that record, detect and play music (before: a writer, a detector thread and a
+    /// decoder thread each, which waited for work most of the time). Their jobs share the
+    /// pools' threads (two writers, a detector thread per core, two decoders), which end when
+    /// the pushes do.
+    func testRecordingDetectorAndMusicShareBoundedPoolsInsteadOfThreadsOfTheirOwn() async throws {
+        let receiver = RTMPReceiver(configuration: .init(port: 0))
+        let port = try receiver.start()
+        defer { receiver.stop() }
+        let directory = try TestMedia.makeTemporaryDirectory(prefix: "pools")
+        defer { TestMedia.removeTemporaryDirectory(directory) }
+        let music = try BGMTestMedia.tone(in: directory, hz: 1000, seconds: 30, name: "music.wav")
+        let before = Self.livePushThreads()
+
+        let pushes = 4
+        var pushers: [LivePusher] = []
+        var streams: [AsyncStream<PushEvent>] = []
+        var detectors: [RecordingDetector] = []
+        for index in 0..<pushes {
+            var config = PushConfig()
+            config.looping = .forever
+            config.statsInterval = .zero
+            config.recordPath = directory.appendingPathComponent("copy\(index).flv").path
+            let pusher = LivePusher(config: config)
+            let detector = RecordingDetector()
+            pusher.setDetector(detector)
+            let events = pusher.events()
+            try pusher.startBGM(source: music)
+            try pusher.start(file: TestMedia.path(.h264AAC), url: "rtmp://127.0.0.1:\(port)/live/pool\(index)")
+            _ = try await PushHelpers.awaitEvent(events) { if case .pushStarted = $0 { true } else { false } }
+            pushers.append(pusher)
+            streams.append(events)
+            detectors.append(detector)
+        }
+        // Every push under way: its detector has seen frames and its recording has grown.
+        try await waitUntil("every detector saw frames and every recording grew", timeout: .seconds(30)) {
+            detectors.allSatisfy { $0.corners.withLock { $0.count } >= 25 }
+                && (0..<pushes).allSatisfy { Self.fileSize(directory.appendingPathComponent("copy\($0).flv").path) > 100_000 }
+        }
+        let cores = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        var most: [String: Int] = [:]
+        // Sampled while they run (a second's worth), the most of each role.
+        for _ in 0..<10 {
+            for (role, count) in Self.started(since: before) { most[role] = max(most[role] ?? 0, count) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        print("threads while \(pushes) pushes record, detect and play music: \(most.sorted { $0.key < $1.key })")
+        XCTAssertLessThanOrEqual(most["livepush.record"] ?? 0, 2, "\(most)")
+        XCTAssertLessThanOrEqual(most["livepush.detect"] ?? 0, cores, "\(most)")
+        XCTAssertLessThanOrEqual(most["livepush.audio"] ?? 0, 2, "\(most)")
+        XCTAssertNil(most["livepush.fetch"], "local music is not fetched: \(most)")
+        XCTAssertNil(most["livepush.source"], "real-time pushes from files have no producer thread: \(most)")
+
+        for (pusher, events) in zip(pushers, streams) {
+            try pusher.stop()
+            _ = try await PushHelpers.awaitEvent(events) { if case .stopped = $0 { true } else { false } }
+        }
+        // A thread's exit has no event to wait for: poll it, bounded (idle workers exit after 2 s).
+        try await waitUntil("the pools' threads ended", timeout: .seconds(10)) {
+            Self.started(since: before).keys.allSatisfy { !["livepush.record", "livepush.detect", "livepush.audio"].contains($0) }
         }
     }
 

@@ -1,16 +1,21 @@
+import Synchronization
+
 /// Plays one audio source into the mix: the BGM, or one sound effect.
 ///
-/// A decoder thread of its own opens the source (which may be a slow or stalling HTTP
-/// server), decodes and resamples it into a bounded ring buffer (~2 s) and then waits for
-/// room; the mixer takes samples from the ring on the pipeline thread. So a stalled download
-/// never stalls the push: the mixer finds the ring empty and the music is silent (its position
-/// does not move) until data comes back or the download timeout ends it.
+/// Jobs on a worker pool open the source (which may be a slow or stalling HTTP server),
+/// decode and resample it into a bounded ring buffer (~2 s), and return once the ring is full;
+/// the mixer takes samples from the ring on the pipeline thread and asks for another job when
+/// a quarter of the ring is free. So the player holds no thread while its ring is full, and a
+/// stalled download never stalls the push: the mixer finds the ring empty and the music is
+/// silent (its position does not move) until data comes back or the download timeout ends it.
+/// Network sources decode on ``ConnectionWorkers/fetchingAudio`` (a read may block for the
+/// timeout), local files on ``ConnectionWorkers/decodingAudio``.
 ///
 /// Local files are different: decoding one is far faster than real time, so when the ring
 /// runs dry the mixer waits (bounded) for the decoder instead of inserting silence. That keeps
 /// the music intact in `.asFastAsPossible` pushes, which consume audio faster than real time.
 /// A network source instead buffers half a second before it plays, and again after running dry.
-final class AudioStreamPlayer: @unchecked Sendable {
+final class AudioStreamPlayer: Sendable {
     enum Notice: Sendable {
         /// The source opened; its duration in microseconds (0 when unknown).
         case opened(duration: Int64)
@@ -36,30 +41,18 @@ final class AudioStreamPlayer: @unchecked Sendable {
     private let timeout: Duration
     private let onNotice: @Sendable (Notice) -> Void
     private let interrupt = IOInterrupt()
-    private let lock = ConditionLock()
+    private let state = Mutex(PlayerState())
+    /// Used by the decode jobs alone, one at a time.
+    private let decoding = Mutex(DecodeState())
+    private let drain: SerialDrain
+    /// Wakes a mixer waiting for a local decoder (or for the opening).
+    private let progress = ProgressSignal()
 
     /// Longest a mix call waits for a local decoder that is behind.
     static let localWaitLimit: Duration = .seconds(1)
     static let ringCapacity = 96_000
-
-    // Guarded by `lock`.
-    private var ring = AudioRingBuffer(channels: 2, capacity: AudioStreamPlayer.ringCapacity)
-    private var format: AudioFormat?
-    /// Bumped on every format change, so a decoder never writes samples of the old format.
-    private var generation = 0
-    private var ended = false
-    private var failed = false
-    private var stopped = false
-    /// Network sources: whether enough is buffered to play.
-    private var ready = false
-    /// Opening the source is over: it opened (and the owner was told), or it failed.
-    private var openingOver = false
-    private var written: Int64 = 0
-    private var consumed: Int64 = 0
-    /// Values of `written` where a new loop pass begins, and where the current pass began in `consumed`.
-    private var passBoundaries: [Int64] = []
-    private var passStart: Int64 = 0
-    private var passesDone = 0
+    /// Free room in the ring (samples) at which the mixer asks for a decode job.
+    static let refillRoom = ringCapacity / 4
 
     init(source: String, loop: Bool, timeout: Duration, onNotice: @escaping @Sendable (Notice) -> Void) {
         self.source = source
@@ -67,39 +60,27 @@ final class AudioStreamPlayer: @unchecked Sendable {
         self.timeout = timeout
         self.onNotice = onNotice
         isNetwork = AudioFileDecoder.isNetworkSource(source)
+        drain = SerialDrain(on: isNetwork ? .fetchingAudio : .decodingAudio)
     }
 
+    /// Opens the source on a decode job; decoding starts once the format is known.
     func start(format: AudioFormat?) {
         if let format { setFormat(format) }
-        WorkerThread.start(name: "livepush.audio") { self.run() }
+        decode()
     }
 
-    /// Ends the player: blocking I/O is interrupted, the thread exits, nothing more is mixed.
+    /// Ends the player: blocking I/O is interrupted, nothing more is mixed, and a last job
+    /// closes the source.
     func stop() {
         interrupt.cancel()
-        lock.withLock {
-            stopped = true
-            lock.broadcast()
-        }
+        state.withLock { $0.stopped = true }
+        progress.wake()
+        decode()
     }
 
     /// The push's format; a change drops what was decoded for the old one.
     func setFormat(_ newFormat: AudioFormat) {
-        lock.withLock { setFormatLocked(newFormat) }
-    }
-
-    private func setFormatLocked(_ newFormat: AudioFormat) {
-        guard format != newFormat else { return }
-        format = newFormat
-        generation += 1
-        ring.reset(channels: newFormat.channels)
-        written = 0
-        consumed = 0
-        passBoundaries = []
-        passStart = 0
-        passesDone = 0
-        ready = false
-        lock.broadcast()
+        if state.withLock({ $0.setFormat(newFormat) }) { decode() }
     }
 
     /// Waits (at most `limit`) until a local source has opened or failed: opening a file takes
@@ -107,118 +88,160 @@ final class AudioStreamPlayer: @unchecked Sendable {
     /// network source is not waited for; it buffers while the push goes on.
     func awaitOpening(limit: Duration) {
         guard !isNetwork else { return }
-        _ = lock.withLock { lock.wait(while: { !openingOver && !ended && !stopped }, limit: limit) }
+        progress.wait(limit: limit) { state.withLock { $0.openingOver || $0.ended || $0.stopped } }
     }
 
     /// Adds up to `frame.sampleCount` samples of the source, times `gain`, into `frame`.
     func mix(into frame: inout AudioFrame, gain: Float) throws(LivePushError) -> Outcome {
         let wanted = frame.sampleCount
         for c in 0..<frame.channels { try AudioLimiter.mutate(&frame, c) { _ in } }  // make it writable first
-        return lock.withLock { () -> Outcome in
-            let frameFormat = AudioFormat(sampleRate: frame.sampleRate, channels: frame.channels)
-            guard format == frameFormat else {
-                setFormatLocked(frameFormat)
-                return Outcome()
-            }
-            if !isNetwork {
-                lock.wait(while: { ring.count < wanted && !ended && !stopped }, limit: Self.localWaitLimit)
-            } else if !ready {
-                guard ring.count >= frameFormat.sampleRate / 2 || ended else {
-                    return Outcome(position: consumed - passStart, pass: passesDone)
+        let frameFormat = AudioFormat(sampleRate: frame.sampleRate, channels: frame.channels)
+        if !isNetwork {
+            let behind = state.withLock { s in s.format == frameFormat && s.ring.count < wanted && !s.ended && !s.stopped }
+            if behind {
+                decode()
+                progress.wait(limit: Self.localWaitLimit) {
+                    state.withLock { s in s.format != frameFormat || s.ring.count >= wanted || s.ended || s.stopped }
                 }
-                ready = true
             }
-            let got = stopped ? 0 : ring.read(upTo: wanted) { channel, offset, samples in
+        }
+        let (outcome, refill) = state.withLock { s -> (Outcome, Bool) in
+            guard s.format == frameFormat else {
+                return (Outcome(), s.setFormat(frameFormat))
+            }
+            if isNetwork && !s.ready {
+                guard s.ring.count >= frameFormat.sampleRate / 2 || s.ended else {
+                    return (Outcome(position: s.consumed - s.passStart, pass: s.passesDone), false)
+                }
+                s.ready = true
+            }
+            let got = s.stopped ? 0 : s.ring.read(upTo: wanted) { channel, offset, samples in
+                // The frame was made writable above, so this cannot fail.
                 _ = try? frame.withMutableChannel(channel) { out in
                     for i in 0..<samples.count { out[offset + i] += samples[i] * gain }
                 }
             }
-            if isNetwork && got < wanted && !ended { ready = false }
-            consumed += Int64(got)
-            while let boundary = passBoundaries.first, consumed >= boundary {
-                passStart = boundary
-                passesDone += 1
-                passBoundaries.removeFirst()
+            if isNetwork && got < wanted && !s.ended { s.ready = false }
+            s.consumed += Int64(got)
+            while let boundary = s.passBoundaries.first, s.consumed >= boundary {
+                s.passStart = boundary
+                s.passesDone += 1
+                s.passBoundaries.removeFirst()
             }
-            if got > 0 { lock.broadcast() }
-            return Outcome(samples: got, position: consumed - passStart, pass: passesDone, finished: ended && !failed && ring.isEmpty)
+            let outcome = Outcome(samples: got, position: s.consumed - s.passStart, pass: s.passesDone,
+                                  finished: s.ended && !s.failed && s.ring.isEmpty)
+            return (outcome, !s.ended && !s.stopped && s.ring.space >= Self.refillRoom)
         }
+        if refill { decode() }
+        return outcome
     }
 
-    // MARK: - Decoder thread
+    // MARK: - Decode jobs
 
-    private func run() {
-        let decoder: AudioFileDecoder
-        do {
-            decoder = try AudioFileDecoder(source: source, timeout: timeout, interrupt: interrupt)
-        } catch {
-            end(failure: error)
-            return
-        }
-        guard !interrupt.isCancelled else { return }
-        onNotice(.opened(duration: decoder.duration))
-        // After the notice, so a mixer that waited for the opening finds the music opened.
-        lock.withLock {
-            openingOver = true
-            lock.broadcast()
-        }
-        var passSamples: Int64 = 0
-        do {
-            while let (format, generation) = awaitFormat() {
-                let more = try decoder.decodeNext(format: format) { planes in
-                    passSamples += Int64(planes.first?.count ?? 0)
-                    write(planes, generation: generation)
-                }
-                if more { continue }
-                if interrupt.isCancelled { return }
-                // A pass that produced nothing would loop forever.
-                if loop && passSamples > 0 && decoder.rewind() {
-                    passSamples = 0
-                    lock.withLock { passBoundaries.append(written) }
-                    continue
-                }
-                end(failure: nil)
+    private func decode() {
+        drain.offer { self.turn() }
+    }
+
+    /// One job's turn: opens the source the first time, then decodes into the ring until it is
+    /// full (what does not fit waits in `leftover`), the source ends, or the player stopped.
+    private func turn() -> DrainSchedule.Turn {
+        decoding.withLock { job in
+            if interrupt.isCancelled {
+                job.decoder = nil  // closed here, on the pool, not on the mixer's thread
                 return
             }
-        } catch {
-            end(failure: error)
-        }
-    }
-
-    /// The format to decode to, once known; nil when stopped.
-    private func awaitFormat() -> (AudioFormat, Int)? {
-        lock.withLock {
-            while format == nil && !stopped { lock.wait() }
-            guard let format, !stopped else { return nil }
-            return (format, generation)
-        }
-    }
-
-    /// Copies decoded samples into the ring, waiting for room as the mixer consumes.
-    private func write(_ planes: [UnsafeBufferPointer<Float>], generation expected: Int) {
-        let total = planes.first?.count ?? 0
-        lock.withLock {
-            var offset = 0
-            while offset < total && !stopped && generation == expected {
-                if ring.space == 0 {
-                    lock.wait()
-                    continue
+            if !job.openingDone {
+                job.openingDone = true
+                do throws(LivePushError) {
+                    job.decoder = try AudioFileDecoder(source: source, timeout: timeout, interrupt: interrupt)
+                } catch {
+                    end(failure: error)
+                    return
                 }
-                let n = ring.write(planes, from: offset)
-                offset += n
-                written += Int64(n)
-                lock.broadcast()
+                guard !interrupt.isCancelled, let decoder = job.decoder else { return }
+                onNotice(.opened(duration: decoder.duration))
+                // After the notice, so a mixer that waited for the opening finds the music opened.
+                state.withLock { $0.openingOver = true }
+                progress.wake()
             }
+            guard let decoder = job.decoder else { return }  // ended
+            do throws(LivePushError) {
+                while let (format, generation) = state.withLock({ s in s.stopped ? nil : s.format.map { ($0, s.generation) } }) {
+                    if job.leftover?.generation != nil && job.leftover?.generation != generation { job.leftover = nil }
+                    if let leftover = job.leftover {
+                        let left = leftover.remaining
+                        let taken = write(leftover, generation: generation)
+                        guard taken == left else {
+                            job.leftover?.offset += taken
+                            return  // the ring is full: the mixer asks again when it has room
+                        }
+                        job.leftover = nil
+                        if job.endsAfterLeftover {
+                            end(failure: nil)
+                            job.decoder = nil
+                            return
+                        }
+                    }
+                    if state.withLock({ $0.ring.space == 0 }) { return }
+                    let more = try decoder.decodeNext(format: format) { planes in
+                        let count = planes.first?.count ?? 0
+                        job.passSamples += Int64(count)
+                        let taken = write(planes, generation: generation)
+                        if taken < count { job.leftover = Leftover(planes, from: taken, generation: generation) }
+                    }
+                    if more { continue }
+                    if interrupt.isCancelled { return }
+                    // A pass that produced nothing would loop forever.
+                    if loop && job.passSamples > 0 && decoder.rewind() {
+                        job.passSamples = 0
+                        let pending = Int64(job.leftover?.remaining ?? 0)
+                        state.withLock { $0.passBoundaries.append($0.written + pending) }
+                        continue
+                    }
+                    if job.leftover != nil {
+                        job.endsAfterLeftover = true
+                        return
+                    }
+                    end(failure: nil)
+                    job.decoder = nil
+                    return
+                }
+            } catch {
+                end(failure: error)
+                job.decoder = nil
+            }
+        }
+        return .drained
+    }
+
+    /// Copies decoded samples into the ring (what fits), unless the format changed since they
+    /// were decoded; returns how many it took.
+    private func write(_ planes: [UnsafeBufferPointer<Float>], from offset: Int = 0, generation: Int) -> Int {
+        let taken = state.withLock { s -> Int in
+            guard s.generation == generation, !s.stopped else { return 0 }
+            let n = s.ring.write(planes, from: offset)
+            s.written += Int64(n)
+            return n
+        }
+        if taken > 0 { progress.wake() }
+        return taken
+    }
+
+    private func write(_ leftover: Leftover, generation: Int) -> Int {
+        leftover.samples.withUnsafeBufferPointer { all in
+            let length = all.count / leftover.channels
+            let planes = (0..<leftover.channels).map { UnsafeBufferPointer(rebasing: all[($0 * length)..<(($0 + 1) * length)]) }
+            return write(planes, from: leftover.offset, generation: generation)
         }
     }
 
     private func end(failure: LivePushError?) {
-        let report = lock.withLock { () -> Bool in
-            ended = true
-            failed = failure != nil
-            lock.broadcast()
-            return !stopped
+        let report = state.withLock { s -> Bool in
+            s.ended = true
+            s.failed = failure != nil
+            return !s.stopped
         }
+        progress.wake()
         if let failure, report { onNotice(.failed(failure)) }
     }
 }

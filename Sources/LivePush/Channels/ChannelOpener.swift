@@ -1,12 +1,9 @@
-import DequeModule
 import Dispatch
-import Synchronization
 
 /// Opens a channel's push: its input (a live feed's probe, a file, a schedule) and its outputs.
 ///
 /// An open can take as long as the input's timeout (a live feed that does not answer its probe)
-/// or a DNS lookup. So it runs on a thread of its own, started for that open and ended with it
-/// (up to ``maxThreads`` at once):
+/// or a DNS lookup. So it runs on the opening workers, which only opens use (16 threads at most):
 /// never on the control API's request path, the cooperative pool or another shared pool, and
 /// never while the channel's lifecycle lock is held. The channel learns the outcome through
 /// `done`, called on that thread.
@@ -44,47 +41,17 @@ enum ChannelOpener {
         return config
     }
 
-    /// Open threads at most at once: 200 channels started together (a process's start, a
-    /// reload) would otherwise make 200 threads for a moment. Opens beyond it wait their turn in
-    /// order, holding no thread; a thread whose open ends takes the next waiting one, and ends
-    /// when none waits.
-    static let maxThreads = 16
-
-    private struct Gate {
-        var threads = 0
-        var waiting = Deque<@Sendable () -> Void>()
-    }
-
-    private static let gate = Mutex(Gate())
-
-    /// Starts `pusher` on `spec`'s source on a thread of its own (`livepush.open`), and reports.
+    /// Starts `pusher` on `spec`'s source on one of the opening workers (`livepush.open`,
+    /// ``ConnectionWorkers/opening``), and reports. 200 channels started together (a process's
+    /// start, a reload) open 16 at a time rather than make 200 threads for a moment; the
+    /// others wait their turn in order, holding no thread.
     static func open(_ pusher: LivePusher, spec: ChannelSpec,
                      done: @escaping @Sendable (Result<Opened, LivePushError>) -> Void) {
-        let job: @Sendable () -> Void = {
+        ConnectionWorkers.opening.run {
             do throws(LivePushError) {
                 done(.success(Opened(pusher: pusher, playout: try start(pusher, spec: spec))))
             } catch {
                 done(.failure(error))
-            }
-        }
-        let startsThread = gate.withLock { gate -> Bool in
-            guard gate.threads < maxThreads else {
-                gate.waiting.append(job)
-                return false
-            }
-            gate.threads += 1
-            return true
-        }
-        guard startsThread else { return }
-        WorkerThread.start(name: "livepush.open") {
-            var next: (@Sendable () -> Void)? = job
-            while let run = next {
-                run()
-                next = gate.withLock { gate in
-                    if let waiting = gate.waiting.popFirst() { return waiting }
-                    gate.threads -= 1
-                    return nil
-                }
             }
         }
     }

@@ -1,5 +1,6 @@
 import DequeModule
 import LivePushWire
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,33 +9,56 @@ import Glibc
 /// send queue: it records what the source produced on the output clock, so it keeps recording
 /// while the network is down (a reconnect costs the recording nothing).
 ///
-/// Its own thread writes; the queue between holds at most ``maxQueuedBytes``. When it is full
+/// The writes are jobs on the recording workers (``ConnectionWorkers/recording``): a job runs
+/// while packets are queued, writes them and returns, so a recording holds no thread while it
+/// has nothing to write. The queue between holds at most ``maxQueuedBytes``. When it is full
 /// (the disk is slower than the source), a `--fast` push waits for it (nothing is lost) and a
 /// real-time push drops the packet, counted in ``droppedPackets``. A write error ends the
 /// recording (reported once through `onFailure`); the push goes on. Sequence headers (a
 /// change of codec configuration) are never dropped.
-final class FLVRecorder: @unchecked Sendable {
+final class FLVRecorder: Sendable {
     static let maxQueuedBytes = 16 * 1024 * 1024
+    /// Bytes a job writes before it lets other recordings' jobs have the thread.
+    static let bytesPerTurn = 1024 * 1024
+
+    private struct Queue {
+        var packets: Deque<MediaPacket> = []
+        var bytes = 0
+        var finishing = false
+        var closed = false
+        var failed = false
+        var droppedPackets = 0
+        var writtenBytes: Int64 = 0
+    }
+
+    /// What only the write jobs use (one at a time): the file and where the writing stands.
+    private struct Writer {
+        var file: UnsafeMutablePointer<FILE>?
+        var packetizer: FLVPacketizer
+        var headerWritten = false
+        var durationOffset: Int?
+        var lastTimestampMs: UInt32 = 0
+    }
+
+    private enum Step {
+        case write(MediaPacket)
+        case close
+        case wait
+    }
 
     let path: String
-    private let packetizer: FLVPacketizer
     private let waitsWhenFull: Bool
     private let onFailure: @Sendable (LivePushError) -> Void
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var queue: Deque<MediaPacket> = []
-    private var queuedBytes = 0
-    private var finishing = false
-    private var closed = false
-    private var failed = false
-    private var droppedPackets = 0
-    private var writtenBytes: Int64 = 0
+    private let queue = Mutex(Queue())
+    private let writer: Mutex<Writer>
+    private let drain = SerialDrain(on: .recording)
+    /// Wakes a `--fast` producer waiting for room, and a stop waiting for the file to close.
+    private let progress = ProgressSignal()
 
     /// Creates (truncates) the file now, so that a path that cannot be written fails `start`.
     /// With `keepsExisting`, nothing that exists is truncated: see ``PushConfig/recordKeepsExisting``.
     init(path: String, info: StreamInfo, waitsWhenFull: Bool, keepsExisting: Bool = false,
          onFailure: @escaping @Sendable (LivePushError) -> Void) throws(LivePushError) {
-        self.packetizer = FLVPacketizer(info: info)
         self.waitsWhenFull = waitsWhenFull
         self.onFailure = onFailure
         let opened = keepsExisting ? Self.createNew(path) : (path: path, file: fopen(path, "wb"))
@@ -42,8 +66,9 @@ final class FLVRecorder: @unchecked Sendable {
         guard let file = opened.file else {
             throw LivePushError(.recordFailed, "\(opened.path): \(String(cString: strerror(errno)))")
         }
-        let handle = UncheckedTransfer(value: file)  // the writer thread alone uses it
-        WorkerThread.start(name: "livepush.record") { [self] in run(handle.value) }
+        writer = Mutex(Writer(file: file, packetizer: FLVPacketizer(info: info)))
+        // The file's header goes out now, so a recording stopped before its first packet is a valid file.
+        drain.offer { self.turn() }
     }
 
     /// The first of `NAME.flv`, `NAME-1.flv`, … that does not exist, created exclusively.
@@ -62,86 +87,126 @@ final class FLVRecorder: @unchecked Sendable {
 
     /// Bytes written to the file so far, and packets dropped because the queue was full.
     var figures: (written: Int64, dropped: Int) {
-        lock.withLock { (writtenBytes, droppedPackets) }
+        queue.withLock { ($0.writtenBytes, $0.droppedPackets) }
     }
 
-    /// Queues a packet stamped on the output clock.
+    /// Queues a packet stamped on the output clock. A `--fast` push waits here while the queue is full.
     func offer(_ packet: MediaPacket) {
-        lock.withLock {
-            while waitsWhenFull && queuedBytes >= Self.maxQueuedBytes && !finishing && !failed { lock.wait() }
-            guard !finishing, !failed else { return }
-            // A sequence header is tiny and every later frame needs it: never dropped.
-            guard queuedBytes < Self.maxQueuedBytes || packet.isSequenceHeader else {
-                droppedPackets += 1
-                return
+        enum Outcome { case queued, refused, full }
+        while true {
+            let outcome = queue.withLock { queue -> Outcome in
+                guard !queue.finishing, !queue.failed else { return .refused }
+                // A sequence header is tiny and every later frame needs it: never dropped.
+                if queue.bytes < Self.maxQueuedBytes || packet.isSequenceHeader {
+                    queue.packets.append(packet)
+                    queue.bytes += packet.data.count
+                    return .queued
+                }
+                if waitsWhenFull { return .full }
+                queue.droppedPackets += 1
+                return .refused
             }
-            queue.append(packet)
-            queuedBytes += packet.data.count
-            lock.broadcast()
+            switch outcome {
+            case .queued:
+                drain.offer { self.turn() }
+                return
+            case .refused:
+                return
+            case .full:
+                progress.wait {
+                    queue.withLock { $0.bytes < Self.maxQueuedBytes || $0.finishing || $0.failed }
+                }
+            }
         }
     }
 
     /// Writes what is queued, closes the file and returns once it is closed.
     func finish() {
-        lock.withLock {
-            finishing = true
-            lock.broadcast()
-            while !closed { lock.wait() }
-        }
+        queue.withLock { $0.finishing = true }
+        progress.wake()  // a producer waiting for room gives up
+        drain.offer { self.turn() }
+        progress.wait { queue.withLock { $0.closed } }
     }
 
-    // MARK: - Writer thread
+    // MARK: - Write jobs
 
-    private func run(_ file: UnsafeMutablePointer<FILE>) {
-        var error: LivePushError?
-        var packetizer = self.packetizer
-        let info = packetizer.info
+    /// One job's turn: writes what is queued (up to ``bytesPerTurn``), and closes the file once
+    /// finishing and drained.
+    private func turn() -> DrainSchedule.Turn {
+        let (turn, failure) = writer.withLock { writer -> (DrainSchedule.Turn, LivePushError?) in
+            guard let file = writer.file else { return (.drained, nil) }  // closed
+            if !writer.headerWritten {
+                writer.headerWritten = true
+                if let error = writeHeader(&writer, to: file) { return (.drained, close(&writer, failure: error)) }
+            }
+            var budget = Self.bytesPerTurn
+            while true {
+                let step = queue.withLock { queue -> Step in
+                    if let packet = queue.packets.popFirst() {
+                        queue.bytes -= packet.data.count
+                        return .write(packet)
+                    }
+                    return queue.finishing ? .close : .wait
+                }
+                switch step {
+                case .write(let packet):
+                    progress.wake()  // a producer may wait for room
+                    let message = writer.packetizer.message(for: packet)
+                    guard write(message, to: file) else { return (.drained, close(&writer, failure: writeError())) }
+                    writer.lastTimestampMs = max(writer.lastTimestampMs, message.timestampMs)
+                    budget -= 15 + message.bodySize
+                    if budget <= 0 { return (.more, nil) }
+                case .close:
+                    return (.drained, close(&writer, failure: nil))
+                case .wait:
+                    return (.drained, nil)
+                }
+            }
+        }
+        if let failure { onFailure(failure) }
+        return turn
+    }
+
+    /// The FLV header, then `onMetaData` and the codec configuration. Returns the error, if any.
+    private func writeHeader(_ writer: inout Writer, to file: UnsafeMutablePointer<FILE>) -> LivePushError? {
+        let info = writer.packetizer.info
         let fileHeader = FLVFileWriter.header(hasAudio: info.audio != nil, hasVideo: info.video != nil)
-        if !write(fileHeader, to: file) { error = writeError() }
-        var header = packetizer.header()
+        guard write(fileHeader, to: file) else { return writeError() }
+        var header = writer.packetizer.header()
         // In a file the script tag is `onMetaData` itself (`@setDataFrame` tells an RTMP server
         // to store what follows). Its duration is written when the recording ends.
-        header[0].payload = FLVBody.metadata(packetizer.metadata, withSetDataFrame: false)
-        let durationOffset = Self.durationValueOffset(in: header[0].payload).map { fileHeader.count + 11 + $0 }
-        for message in header where error == nil {
-            if !write(message, to: file) { error = writeError() }
-        }
-        var lastTimestampMs: UInt32 = 0
-        while error == nil, let packet = next() {
-            let message = packetizer.message(for: packet)
-            if !write(message, to: file) { error = writeError() }
-            lastTimestampMs = max(lastTimestampMs, message.timestampMs)
-        }
-        if error == nil, let durationOffset, !patchDuration(Double(lastTimestampMs) / 1000, at: durationOffset, in: file) {
+        header[0].payload = FLVBody.metadata(writer.packetizer.metadata, withSetDataFrame: false)
+        writer.durationOffset = Self.durationValueOffset(in: header[0].payload).map { fileHeader.count + 11 + $0 }
+        for message in header where !write(message, to: file) { return writeError() }
+        return nil
+    }
+
+    /// Patches the duration in (unless a write failed), closes the file and says so to a stop
+    /// waiting for it. Returns the error to report, if any.
+    private func close(_ writer: inout Writer, failure: LivePushError?) -> LivePushError? {
+        guard let file = writer.file else { return nil }
+        writer.file = nil
+        var error = failure
+        if error == nil, let offset = writer.durationOffset,
+           !patchDuration(Double(writer.lastTimestampMs) / 1000, at: offset, in: file) {
             error = writeError()
         }
         if fclose(file) != 0 && error == nil { error = writeError() }
-        lock.withLock {
-            if error != nil { failed = true }
-            closed = true
-            queue.removeAll()
-            queuedBytes = 0
-            lock.broadcast()
+        queue.withLock { queue in
+            if error != nil { queue.failed = true }
+            queue.closed = true
+            queue.packets.removeAll()
+            queue.bytes = 0
         }
-        if let error { onFailure(error) }
-    }
-
-    /// The next packet to write, or nil once finishing and drained.
-    private func next() -> MediaPacket? {
-        lock.withLock {
-            while queue.isEmpty && !finishing { lock.wait() }
-            guard let packet = queue.popFirst() else { return nil }
-            queuedBytes -= packet.data.count
-            lock.broadcast()  // a producer may wait for room
-            return packet
-        }
+        progress.wake()
+        return error
     }
 
     private func write(_ message: FLVMessage, to file: UnsafeMutablePointer<FILE>) -> Bool {
         let head = FLVFileWriter.tagHeader(type: message.type, timestampMs: message.timestampMs, bodySize: message.bodySize)
         let ok = write(head, to: file) && write(message.header.bytes, to: file) && write(message.payload, to: file)
             && write(FLVFileWriter.previousTagSize(bodySize: message.bodySize), to: file)
-        if ok { lock.withLock { writtenBytes += Int64(15 + message.bodySize) } }
+        if ok { queue.withLock { $0.writtenBytes += Int64(15 + message.bodySize) } }
         return ok
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The playout driver: asks the ``PlayoutTimeline`` what plays next, opens it (a ``ClipInput``
@@ -139,11 +138,10 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         }
         guard let (upcoming, pending) = started else { return }
         let transfer = UncheckedTransfer(value: self)
-        Self.openers.async { pending.fulfil(transfer.value.open(upcoming)) }
+        // On the opening workers, shared by every channel and bounded: a live entry's probe can
+        // wait its whole timeout, and GCD's concurrent queue started a thread per such wait.
+        ConnectionWorkers.opening.run { pending.fulfil(transfer.value.open(upcoming)) }
     }
-
-    /// Shared by every channel: opening is short, a thread per channel for it would only wait.
-    private static let openers = DispatchQueue(label: "livepush.playout.open", attributes: .concurrent)
 
     /// At an entry's start: the return from the break before it, the cue-out of the break it
     /// opens (with the whole break's length), and the announcement of the next break, ahead.

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HeapModule
 
 /// A few threads for blocking work (librtmp's connect and handshake, libavformat's open, a
@@ -20,6 +21,23 @@ final class ConnectionWorkers: @unchecked Sendable {
     /// resolvers answer up front, ``CueScan``): whole-file I/O that must hold up no pacing
     /// thread, and that a few threads do as fast as the disk allows.
     static let scanning = ConnectionWorkers(maximumThreads: 2, name: "livepush.scan")
+    /// Opening inputs: a channel's push (its input's probe, a file, DNS; `ChannelOpener`) and a
+    /// playout entry opened ahead (`PlayoutProgram`). A live feed's probe can wait its whole
+    /// timeout, and it holds up only its own turn.
+    static let opening = ConnectionWorkers(maximumThreads: 16, name: "livepush.open")
+    /// Recordings' writes (``FLVRecorder``): a job per recording with packets queued, which
+    /// writes them and returns.
+    static let recording = ConnectionWorkers(maximumThreads: 2, name: "livepush.record")
+    /// Detectors (``DetectorTap``): a job per detector with a frame waiting. Detection is the
+    /// app's CPU work, so one thread per core (two at least).
+    static let detecting = ConnectionWorkers(maximumThreads: max(2, ProcessInfo.processInfo.activeProcessorCount),
+                                             name: "livepush.detect")
+    /// Decoding local music and effects (``AudioStreamPlayer``) into their rings, far faster
+    /// than real time: a job fills a ring and returns.
+    static let decodingAudio = ConnectionWorkers(maximumThreads: 2, name: "livepush.audio")
+    /// Music and effects from the network: a read can block for the download timeout, so they
+    /// have a pool of their own, and a stalled server holds up no local music and no connect.
+    static let fetchingAudio = ConnectionWorkers(maximumThreads: 16, name: "livepush.fetch")
 
     /// A scheduled job, to run it earlier (``runNow(_:)``) or drop it (``cancel(_:)``).
     struct Ticket: Hashable, Sendable {
