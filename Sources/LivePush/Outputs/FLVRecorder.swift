@@ -13,7 +13,7 @@ import Glibc
 /// while packets are queued, writes them and returns, so a recording holds no thread while it
 /// has nothing to write. The queue between holds at most ``maxQueuedBytes``. When it is full
 /// (the disk is slower than the source), a `--fast` push waits for it (nothing is lost) and a
-/// real-time push drops the packet, counted in ``droppedPackets``. A write error ends the
+/// real-time push drops the packet, counted in ``figures`` (`PushStats.recordingDrops`). A write error ends the
 /// recording (reported once through `onFailure`); the push goes on. Sequence headers (a
 /// change of codec configuration) are never dropped.
 final class FLVRecorder: Sendable {
