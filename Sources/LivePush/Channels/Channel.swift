@@ -120,7 +120,7 @@ public final class Channel: Sendable {
     public var playout: PlayoutControl? { running.withLock { $0.playout } }
 
     /// Starts the channel's push and returns at once: the channel is `starting` until its open
-    /// (on a thread of its own, started for it) says `pushing` or `failed`, with its error.
+    /// (on one of the opening workers the process shares) says `pushing` or `failed`, with its error.
     /// Throws `invalidState` when it is already starting or running.
     public func start() throws(LivePushError) {
         try lifecycle.withLock { _ throws(LivePushError) in try startInTurn() }
