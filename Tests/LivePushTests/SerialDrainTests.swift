@@ -91,6 +91,24 @@ final class SerialDrainTests: XCTestCase {
         XCTAssertLessThanOrEqual(workers.figures.threads, 2)
     }
 
+    /// A queue whose turns keep ending with work left goes to the back of the pool's line each
+    /// time, from the thread that ran it: that thread takes it again, and the pool does not grow.
+    func testAQueueThatKeepsAJobBusyHoldsOneThread() {
+        let workers = ConnectionWorkers(maximumThreads: 4, name: "livepush.test")
+        let drain = SerialDrain(on: workers)
+        let turnsLeft = Mutex(50)
+        drain.offer {
+            turnsLeft.withLock { left in
+                left -= 1
+                return left > 0 ? .more : .drained
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !drain.isIdle && ContinuousClock.now < deadline { usleep(1_000) }
+        XCTAssertEqual(turnsLeft.withLock { $0 }, 0)
+        XCTAssertEqual(workers.figures.threads, 1, "50 turns, one after the other, on one thread")
+    }
+
     // MARK: - ProgressSignal
 
     func testAWaitEndsWhenAnotherThreadMakesProgress() {

@@ -71,13 +71,18 @@ final class ConnectionWorkers: @unchecked Sendable {
     }
 
     /// Runs `body` on one of the workers after `delay` (at once for zero).
+    ///
+    /// `continuing`: a job of this pool submits its own continuation as it returns (a
+    /// ``SerialDrain`` giving other queues their turn). It starts no thread: the submitting
+    /// thread is about to take the next entry, and a new one would only make the pool grow with
+    /// every queue that keeps a job busy.
     @discardableResult
-    func run(after delay: Duration = .zero, _ body: @escaping @Sendable () -> Void) -> Ticket {
+    func run(after delay: Duration = .zero, continuing: Bool = false, _ body: @escaping @Sendable () -> Void) -> Ticket {
         lock.withLock {
             nextID += 1
             let due = monotonicMicroseconds() + max(0, delay.nanoseconds / 1000)
             jobs[nextID] = (due, body)
-            insert(Entry(due: due, id: nextID))
+            insert(Entry(due: due, id: nextID), startsThread: !continuing)
             return Ticket(id: nextID)
         }
     }
@@ -103,12 +108,12 @@ final class ConnectionWorkers: @unchecked Sendable {
     var figures: (threads: Int, waiting: Int) { lock.withLock { (threads, jobs.count) } }
 
     /// Called with the lock held.
-    private func insert(_ entry: Entry) {
+    private func insert(_ entry: Entry, startsThread: Bool = true) {
         let isFirst = heap.min.map { entry < $0 } ?? true
         heap.insert(entry)
         // Every thread is busy in an attempt (which may block for its connect timeout): one
         // more takes this entry, or at least its wait.
-        if idle == 0 && threads < maximumThreads { startThread() }
+        if startsThread && idle == 0 && threads < maximumThreads { startThread() }
         if isFirst { lock.broadcast() }
     }
 

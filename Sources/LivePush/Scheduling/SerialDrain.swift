@@ -29,19 +29,20 @@ final class SerialDrain: Sendable {
     var isIdle: Bool { schedule.withLock { $0.state == .idle } }
 
     /// Turns one job runs for work offered while it ran before it goes to the back of the pool's
-    /// line: a few, so that a queue fed while it drains keeps its thread (submitted from a busy
-    /// worker, the next job would start another thread), and not more, so it does not keep it.
+    /// line: a few, so that a queue fed while it drains does not go through the heap for every
+    /// batch, and not more, so that it does not keep the thread from other queues' jobs.
     static let turnsPerJob = 8
 
-    private func submit(_ turn: @escaping @Sendable () -> DrainSchedule.Turn) {
-        workers.run { [self] in
+    private func submit(_ turn: @escaping @Sendable () -> DrainSchedule.Turn, continuing: Bool = false) {
+        workers.run(continuing: continuing) { [self] in
             for round in 1... {
                 schedule.withLock { $0.start() }
                 let result = turn()
                 guard schedule.withLock({ $0.end(result) }) else { return }
                 if result == .more || round == Self.turnsPerJob { break }
             }
-            submit(turn)
+            // Submitted by this job as it returns: this thread takes the next entry, whichever it is.
+            submit(turn, continuing: true)
         }
     }
 }
