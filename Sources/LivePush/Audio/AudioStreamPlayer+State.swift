@@ -50,7 +50,7 @@ extension AudioStreamPlayer {
 
     /// Decoded samples kept until the ring has room: planar, channel `c` at `c * length`.
     struct Leftover {
-        let samples: [Float]
+        private(set) var samples: [Float]
         let channels: Int
         let generation: Int
         /// Samples per channel already written to the ring.
@@ -64,5 +64,18 @@ extension AudioStreamPlayer {
 
         /// Samples per channel still to write.
         var remaining: Int { samples.count / max(1, channels) - offset }
+
+        /// Adds more decoded samples after the ones still to write.
+        mutating func append(_ planes: [UnsafeBufferPointer<Float>]) {
+            let length = samples.count / max(1, channels)
+            var merged: [Float] = []
+            merged.reserveCapacity(channels * (remaining + (planes.first?.count ?? 0)))
+            for c in 0..<channels {
+                merged += samples[(c * length + offset)..<((c + 1) * length)]
+                merged += planes[c]
+            }
+            samples = merged
+            offset = 0
+        }
     }
 }

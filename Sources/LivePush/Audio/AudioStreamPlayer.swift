@@ -167,7 +167,8 @@ final class AudioStreamPlayer: Sendable {
             guard let decoder = job.decoder else { return }  // ended
             do throws(LivePushError) {
                 while let (format, generation) = state.withLock({ s in s.stopped ? nil : s.format.map { ($0, s.generation) } }) {
-                    if job.leftover?.generation != nil && job.leftover?.generation != generation { job.leftover = nil }
+                    // Decoded for a format the push no longer has: dropped, as the ring was.
+                    if let leftover = job.leftover, leftover.generation != generation { job.leftover = nil }
                     if let leftover = job.leftover {
                         let left = leftover.remaining
                         let taken = write(leftover, generation: generation)
@@ -186,6 +187,11 @@ final class AudioStreamPlayer: Sendable {
                     let more = try decoder.decodeNext(format: format) { planes in
                         let count = planes.first?.count ?? 0
                         job.passSamples += Int64(count)
+                        // Behind what is already left over (a packet can decode to several frames).
+                        if job.leftover != nil {
+                            job.leftover!.append(planes)
+                            return
+                        }
                         let taken = write(planes, generation: generation)
                         if taken < count { job.leftover = Leftover(planes, from: taken, generation: generation) }
                     }
