@@ -111,6 +111,51 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(sizes["a"], sizes["b"], "outputs 1 and 2 carry the same encode")
     }
 
+    /// A transcoded input (here scaled to 480x270 by the push) with a 320x180 rendition, `--fast`:
+    /// the rendition takes every picture the input encoded, after its scale, and decodes none;
+    /// both recordings decode whole at their sizes, and each rendition frame shows the picture
+    /// of the input's encode at the same place.
+    func testATranscodedInputsRenditionTakesTheInputsPicturesAndDecodesNone() async throws {
+        let nginx = try startNginx()
+        let file = try source()
+        var config = PushHelpers.fastConfig()
+        config.media.forceTranscode = true
+        config.media.outputSize = VideoSize(width: 480, height: 270)
+        config.outputVideo = [1: VideoRendition(width: 320, height: 180, bitrateKbps: 300)]
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        try pusher.start(file: file, urls: [nginx.url(stream: "input"), nginx.url(stream: "small")])
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error, "\(run.eventNames)")
+
+        XCTAssertEqual(run.stats.renditionFramesDecoded, 0, "an encode is never decoded again")
+        XCTAssertEqual(run.stats.renditionFramesFromInput, 200)
+        XCTAssertEqual(run.stats.renditionPacketsSkipped, 0)
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200])
+        XCTAssertEqual(run.stats.outputs.map(\.videoFramesSent), [200, 200])
+
+        var decoded: [String: DecodedVideo] = [:]
+        for (stream, size) in [("input", (480, 270)), ("small", (320, 180))] {
+            let path = try await nginx.awaitRecording(stream: stream)
+            let probe = try FFProbe.run(path)
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, stream)
+            XCTAssertEqual(probe.videoStream?.width, size.0, stream)
+            XCTAssertEqual(probe.videoStream?.height, size.1, stream)
+            XCTAssertLessThanOrEqual(probe.largestVideoStep, 0.041, "\(stream): continuous video timestamps")
+            // Every frame decodes, compared at one small size.
+            decoded[stream] = try DecodedVideo.luma(path, width: 96, height: 54)
+            XCTAssertEqual(decoded[stream]?.frames.count, 200, stream)
+        }
+        let input = try XCTUnwrap(decoded["input"]), small = try XCTUnwrap(decoded["small"])
+        var worst = 0.0
+        for index in 0..<min(input.frames.count, small.frames.count) {
+            let difference = zip(input.frames[index], small.frames[index]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            worst = max(worst, Double(difference) / Double(input.frames[index].count))
+        }
+        XCTAssertLessThan(worst, 12, "each rendition frame is the input's picture at its place (mean luma difference, worst frame)")
+    }
+
     /// The copy output's path stalls (2 Mbit/s into a peer that stops reading after 1 s): it
     /// sheds its own queue, while both rendition outputs keep every frame and the push keeps
     /// real time. The renditions' encoders run on the producer, never behind an output.
