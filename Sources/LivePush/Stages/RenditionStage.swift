@@ -26,7 +26,11 @@ final class RenditionStage {
     private(set) var branches: [Branch]
     /// Outputs that take the push's own video.
     let directOutputs: [Int]
-    private var decoder: VideoPacketDecoder
+    /// Decodes the packets that came without a picture; opened at the first one, so a push
+    /// whose pictures all come from its input never opens one (its threads and frame pool).
+    private var decoder: VideoPacketDecoder?
+    /// The configuration the push's video was last sent with: what the decoder opens with.
+    private var configuration: [UInt8]
     private let codec: VideoCodec
     private var pictureSource = RenditionPictureSource()
     private var pictures: [VideoFrame] = []
@@ -65,7 +69,7 @@ final class RenditionStage {
         self.branches = branches
         directOutputs = (0..<outputCount).filter { renditions[$0] == nil }
         codec = source.codec
-        decoder = try VideoPacketDecoder(configuration: source.decoderConfiguration, codec: source.codec)
+        configuration = source.decoderConfiguration
         figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })
     }
 
@@ -79,21 +83,17 @@ final class RenditionStage {
     func process(_ packet: MediaPacket, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
         if packet.isSequenceHeader {
-            guard packet.data != decoder.configuration else { return }
+            guard packet.data != configuration else { return }
             // What the old configuration still holds is encoded before the new one opens.
-            try decoder.drain(into: &pictures)
-            try encodePictures(due: packet.due, send: send)
-            decoder = try VideoPacketDecoder(configuration: packet.data)
-            pictureSource.decoderReopened()
+            try closeDecoder(due: packet.due, send: send)
+            configuration = packet.data
             return
         }
         switch pictureSource.next(hasPicture: packet.picture != nil, isKeyframe: packet.isKeyframe) {
         case .takePicture(let drainDecoderFirst):
             if drainDecoderFirst {
-                try decoder.drain(into: &pictures)
-                try encodePictures(due: packet.due, send: send)
+                try closeDecoder(due: packet.due, send: send)
                 pictures.removeAll(keepingCapacity: true)
-                decoder = try VideoPacketDecoder(configuration: decoder.configuration, codec: codec)
             }
             guard var picture = packet.picture else { return }
             // Encoded at its time on the output clock, as a decoded picture would be.
@@ -101,7 +101,8 @@ final class RenditionStage {
             pictures.append(picture)
             try encodePictures(due: packet.due, send: send, decoded: false)
         case .decode:
-            try decoder.decode(packet, into: &pictures)
+            if decoder == nil { decoder = try VideoPacketDecoder(configuration: configuration, codec: codec) }
+            try decoder?.decode(packet, into: &pictures)
             try encodePictures(due: packet.due, send: send)
         case .skip:
             figures.counts.withLock { $0.skipped += 1 }
@@ -111,13 +112,23 @@ final class RenditionStage {
     /// The end of the push's video: what the decoder and the encoders still hold.
     func finish(send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
-        try decoder.drain(into: &pictures)
-        try encodePictures(due: .min, send: send)
+        try closeDecoder(due: .min, send: send)
         for branch in branches {
             encoded.removeAll(keepingCapacity: true)
             try branch.encoder.finish(into: &encoded)
             for packet in encoded { send(packet, branch.outputs) }
         }
+    }
+
+    /// Encodes what the decoder still holds, and closes it: the next packet without a picture
+    /// opens a new one, which starts from a keyframe.
+    private func closeDecoder(due: Int64, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+        if let decoder {
+            try decoder.drain(into: &pictures)
+            try encodePictures(due: due, send: send)
+        }
+        decoder = nil
+        pictureSource.decoderReopened()
     }
 
     /// Encodes `pictures` for every rendition; `decoded` says where they came from (figures).
