@@ -1,5 +1,5 @@
 import Foundation
-import LivePush
+@testable import LivePush
 import LivePushLoopback
 import XCTest
 
@@ -131,6 +131,7 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(run.stats.renditionFramesDecoded, 0, "an encode is never decoded again")
         XCTAssertEqual(run.stats.renditionFramesFromInput, 200)
         XCTAssertEqual(run.stats.renditionPacketsSkipped, 0)
+        XCTAssertEqual(run.stats.pipeline.picturesUnmatched, 0, "every picture the input kept found its packet")
         XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200])
         XCTAssertEqual(run.stats.outputs.map(\.videoFramesSent), [200, 200])
 
@@ -197,6 +198,7 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(run.stats.renditionFramesFromInput, 100, "every frame of the input, as it encoded it")
         XCTAssertEqual(run.stats.renditionFramesDecoded, still, "only the pause image's frames are decoded")
         XCTAssertEqual(run.stats.renditionPacketsSkipped, 0)
+        XCTAssertEqual(run.stats.pipeline.picturesUnmatched, 0, "every picture the input kept found its packet")
         XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [100 + still])
         XCTAssertEqual(small.frames.count, main.frames.count, "the rendition decodes whole")
         var worst = 0.0

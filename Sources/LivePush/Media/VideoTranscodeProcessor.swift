@@ -40,6 +40,8 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// With renditions after the clock: the pictures the encoder holds, for its packets to carry
     /// (nil without renditions: no picture is kept).
     private var awaiting: PicturesAwaitingEncode<VideoFrame>?
+    /// Of those, the ones let go unmatched so far, as counted in the push's figures.
+    private var unmatchedCounted = 0
 
     init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) {
         guard let parameters = demuxer.codecParameters(of: stream.index) else {
@@ -181,8 +183,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         if scaled { picture = try scaler.scale(picture) }
         let firstNew = out.count
         if awaiting != nil {
-            // The scaler's picture is held by reference: its next scale writes a fresh buffer
-            // (it makes its output writable first).
+            // The scaler's picture is held by reference: its next scale takes a fresh buffer.
             var kept = scaled ? try VideoFrame(referencing: picture, timestamp: time) : frame
             kept?.timestamp = time
             if let kept { awaiting?.add(kept, at: time) }
@@ -200,12 +201,10 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         forgetAwaitingPictures()
     }
 
-    /// Pictures let go unmatched so far, as counted in the push's figures.
-    private var unmatchedCounted = 0
-
     private func countUnmatched() {
         guard let unmatched = awaiting?.unmatched, unmatched > unmatchedCounted else { return }
-        stages.figures.picturesNotMatched(unmatched - unmatchedCounted)
+        let more = unmatched - unmatchedCounted
+        stages.figures.update { $0.picturesUnmatched += more }
         unmatchedCounted = unmatched
     }
 
@@ -219,7 +218,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     }
 
     /// The encoder is replaced or drained: pictures still waiting will never come out; they
-    /// are counted (``StageFigures/picturesUnmatched``).
+    /// are counted (``PipelineStats/picturesUnmatched``).
     private func forgetAwaitingPictures() {
         awaiting?.discardAll()
         countUnmatched()

@@ -5,7 +5,6 @@ import Synchronization
 final class StageFigures: Sendable {
     private let measured = Mutex(PipelineStats())
     private let encoding = Atomic<Bool>(false)
-    private let unmatched = Atomic<Int>(0)
 
     var stats: PipelineStats { measured.withLock { $0 } }
 
@@ -16,14 +15,6 @@ final class StageFigures: Sendable {
     /// Whether the push decodes and encodes its video (so filters can apply); set when its
     /// input opens a video encoder.
     var encodesVideo: Bool { encoding.load(ordering: .relaxed) }
-
-    /// Pictures an input kept for the renditions after the clock that no packet of its
-    /// encoder came back for (``PicturesAwaitingEncode``): 0 unless an encoder drops pictures.
-    var picturesUnmatched: Int { unmatched.load(ordering: .relaxed) }
-
-    func picturesNotMatched(_ count: Int) {
-        unmatched.add(count, ordering: .relaxed)
-    }
 
     func videoEncoderOpened() {
         encoding.store(true, ordering: .relaxed)
