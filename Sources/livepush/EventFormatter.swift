@@ -100,6 +100,8 @@ enum EventFormatter {
         }
         if !s.renditions.isEmpty {
             fields.append(("renditionFramesDecoded", .int(Int64(s.renditionFramesDecoded))))
+            fields.append(("renditionFramesFromInput", .int(Int64(s.renditionFramesFromInput))))
+            if s.renditionPacketsSkipped > 0 { fields.append(("renditionPacketsSkipped", .int(Int64(s.renditionPacketsSkipped)))) }
             fields.append(("renditions", .array(s.renditions.map(json))))
         }
         if s.opusFramesEncoded > 0 {

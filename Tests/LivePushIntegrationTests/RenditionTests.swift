@@ -1,5 +1,5 @@
 import Foundation
-import LivePush
+@testable import LivePush
 import LivePushLoopback
 import XCTest
 
@@ -109,6 +109,104 @@ final class RenditionTests: XCTestCase {
             sizes[stream] = probe.videoPackets.map(\.size)
         }
         XCTAssertEqual(sizes["a"], sizes["b"], "outputs 1 and 2 carry the same encode")
+    }
+
+    /// A transcoded input (here scaled to 480x270 by the push) with a 320x180 rendition, `--fast`:
+    /// the rendition takes every picture the input encoded, after its scale, and decodes none;
+    /// both recordings decode whole at their sizes, and each rendition frame shows the picture
+    /// of the input's encode at the same place.
+    func testATranscodedInputsRenditionTakesTheInputsPicturesAndDecodesNone() async throws {
+        let nginx = try startNginx()
+        let file = try source()
+        var config = PushHelpers.fastConfig()
+        config.media.forceTranscode = true
+        config.media.outputSize = VideoSize(width: 480, height: 270)
+        config.outputVideo = [1: VideoRendition(width: 320, height: 180, bitrateKbps: 300)]
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        try pusher.start(file: file, urls: [nginx.url(stream: "input"), nginx.url(stream: "small")])
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60))
+        XCTAssertNil(run.error, "\(run.eventNames)")
+
+        XCTAssertEqual(run.stats.renditionFramesDecoded, 0, "an encode is never decoded again")
+        XCTAssertEqual(run.stats.renditionFramesFromInput, 200)
+        XCTAssertEqual(run.stats.renditionPacketsSkipped, 0)
+        XCTAssertEqual(run.stats.pipeline.picturesUnmatched, 0, "every picture the input kept found its packet")
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [200])
+        XCTAssertEqual(run.stats.outputs.map(\.videoFramesSent), [200, 200])
+
+        var decoded: [String: DecodedVideo] = [:]
+        for (stream, size) in [("input", (480, 270)), ("small", (320, 180))] {
+            let path = try await nginx.awaitRecording(stream: stream)
+            let probe = try FFProbe.run(path)
+            probe.assertWellFormed()
+            XCTAssertEqual(probe.videoPackets.count, 200, stream)
+            XCTAssertEqual(probe.videoStream?.width, size.0, stream)
+            XCTAssertEqual(probe.videoStream?.height, size.1, stream)
+            XCTAssertLessThanOrEqual(probe.largestVideoStep, 0.041, "\(stream): continuous video timestamps")
+            // Every frame decodes, compared at one small size.
+            decoded[stream] = try DecodedVideo.luma(path, width: 96, height: 54)
+            XCTAssertEqual(decoded[stream]?.frames.count, 200, stream)
+        }
+        let input = try XCTUnwrap(decoded["input"]), small = try XCTUnwrap(decoded["small"])
+        var worst = 0.0
+        for index in 0..<min(input.frames.count, small.frames.count) {
+            let difference = zip(input.frames[index], small.frames[index]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            worst = max(worst, Double(difference) / Double(input.frames[index].count))
+        }
+        XCTAssertLessThan(worst, 12, "each rendition frame is the input's picture at its place (mean luma difference, worst frame)")
+    }
+
+    /// The boundary between pictures taken from the input and pictures decoded: a transcoded
+    /// input (a filter makes it decode) with a 320x180 rendition, paused onto a pause image (a
+    /// still encoded elsewhere, whose packets carry no picture) and resumed, in real time. The
+    /// stage decodes only the image's frames, from their keyframe, and takes the input's again
+    /// after it: the rendition's recording decodes whole, frame for frame with the main one.
+    func testARenditionDecodesOnlyThePauseImageBetweenTheInputsPictures() async throws {
+        let nginx = try startNginx()
+        let directory = try TestMedia.makeTemporaryDirectory(prefix: "renditions-pause")
+        self.directory = directory
+        let image = directory.appendingPathComponent("paused.png").path
+        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=0xD0D0D0:s=320x180",
+                                                    "-frames:v", "1", "-y", image])
+        XCTAssertTrue(made.succeeded, made.summary)
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.pauseImage = image
+        config.pauseImageFrameRate = 5
+        config.outputVideo = [1: VideoRendition(width: 320, height: 180, bitrateKbps: 300)]
+        let pusher = LivePusher(config: config)
+        let counter = FrameCounterFilter()
+        try pusher.addFilter(counter)
+        let events = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), urls: [nginx.url(stream: "main"), nginx.url(stream: "small")])
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(30)) { pusher in
+            await counter.awaitFrame(40)
+            try pusher.pause()
+            // The pause's length is the input under test, not a synchronisation.
+            try await Task.sleep(for: .seconds(1))
+            try pusher.resume()
+        }
+        XCTAssertNil(run.error, "\(run.eventNames)")
+
+        let main = try DecodedVideo.luma(try await nginx.awaitRecording(stream: "main"), width: 96, height: 54)
+        let small = try DecodedVideo.luma(try await nginx.awaitRecording(stream: "small"), width: 96, height: 54)
+        let still = main.frames.count - 100
+        print("pause image frames: \(still); stats: \(run.stats.renditionFramesFromInput) from the input, "
+              + "\(run.stats.renditionFramesDecoded) decoded, \(run.stats.renditionPacketsSkipped) skipped")
+        XCTAssertGreaterThan(still, 0, "the pause image went out")
+        XCTAssertEqual(run.stats.renditionFramesFromInput, 100, "every frame of the input, as it encoded it")
+        XCTAssertEqual(run.stats.renditionFramesDecoded, still, "only the pause image's frames are decoded")
+        XCTAssertEqual(run.stats.renditionPacketsSkipped, 0)
+        XCTAssertEqual(run.stats.pipeline.picturesUnmatched, 0, "every picture the input kept found its packet")
+        XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [100 + still])
+        XCTAssertEqual(small.frames.count, main.frames.count, "the rendition decodes whole")
+        var worst = 0.0
+        for index in 0..<min(main.frames.count, small.frames.count) {
+            let difference = zip(main.frames[index], small.frames[index]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            worst = max(worst, Double(difference) / Double(main.frames[index].count))
+        }
+        XCTAssertLessThan(worst, 12, "each rendition frame is the main output's picture at its place")
     }
 
     /// The copy output's path stalls (2 Mbit/s into a peer that stops reading after 1 s): it

@@ -24,11 +24,16 @@ extension PushSession {
     /// renditions, video goes as it is only to the outputs that have none; the others get their
     /// rendition's encode of it. Sound goes as it is to the outputs that take AAC, and as the one
     /// Opus encode to those that carry Opus.
-    func deliver(_ packet: MediaPacket) throws(LivePushError) {
+    ///
+    /// The picture a packet may carry for the renditions (``MediaPacket/picture``) goes to the
+    /// rendition stage only: never into an output's queue or the recording.
+    func deliver(_ carrying: MediaPacket) throws(LivePushError) {
+        var packet = carrying
+        packet.picture = nil
         recorder?.offer(packet)
         if let renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }
-            try renditions.process(packet, send: push)
+            try renditions.process(carrying, send: push)
         } else if let opus, packet.kind == .audio {
             for id in opus.directOutputs { outputs[id].push(packet) }
             try opus.process(packet, send: push)

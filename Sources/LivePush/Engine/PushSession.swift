@@ -168,7 +168,9 @@ final class PushSession: @unchecked Sendable {
         // One RTMP output's figures are the push's own; an SRT output has its link's besides.
         if outputs.count > 1 || outputs.contains(where: { $0.kind != .rtmp && $0.kind != .rtmps }) { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
-        if let figures = renditions?.figures { (stats.renditionFramesDecoded, stats.renditions) = figures.snapshot() }
+        if let figures = renditions?.figures {
+            (stats.renditionFramesDecoded, stats.renditionFramesFromInput, stats.renditionPacketsSkipped, stats.renditions) = figures.snapshot()
+        }
         stats.opusFramesEncoded = opus?.figures.framesEncoded ?? 0
         stats.pipeline = stageFigures.stats
         stats.input = liveInputStats?()

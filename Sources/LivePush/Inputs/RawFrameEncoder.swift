@@ -22,7 +22,7 @@ final class RawFrameEncoder {
         if let video {
             let settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate,
                                                     options: options)
-            let encoder = try VideoFrameEncoder(settings: settings)
+            let encoder = try VideoFrameEncoder(settings: settings, keepsPictures: options.keepsPicturesForRenditions)
             videoEncoder = encoder
             videoTrack = encoder.trackInfo
             videoTrack?.bitrate = settings.targetBitrate

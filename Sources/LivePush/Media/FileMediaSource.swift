@@ -46,6 +46,7 @@ final class FileMediaSource: MediaSource {
         }
         let packet = queue[head]
         queue[head].data = []  // do not keep the payload alive in the queue
+        queue[head].picture = nil  // nor the picture (1.4 MB at 720p)
         head += 1
         return packet
     }

@@ -33,6 +33,9 @@ final class FrameScaler {
         context = sws_getCachedContext(context, f.width, f.height, AVPixelFormat(f.format),
                                        width, height, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
         guard let context else { throw LivePushError(.transcodeFailed, "no pixel format conversion from format \(f.format)") }
+        // Someone still holds the last picture (a packet carries it to the renditions): a fresh
+        // buffer, rather than av_frame_make_writable's copy of pixels about to be overwritten.
+        if output.pointee.data.0 != nil && av_frame_is_writable(output) == 0 { av_frame_unref(output) }
         if output.pointee.data.0 == nil {
             output.pointee.format = AV_PIX_FMT_YUV420P.rawValue
             output.pointee.width = width

@@ -49,6 +49,13 @@ public struct MediaPacket: Sendable {
     /// When the push's clock made it due (monotonic µs), for a real-time push; `.min` otherwise.
     /// An output measures how late it wrote the packet against it.
     var due: Int64 = .min
+    /// The picture this packet was encoded from (after the input's filters and scale), when the
+    /// push has renditions and its input encodes: the renditions after the clock encode it
+    /// rather than decode the packet (``RenditionStage``). A side channel would have to match
+    /// packets to pictures a second time, across the switcher and the clock; riding on the
+    /// packet it follows every re-stamp for free. It never reaches an output's queue or the
+    /// recording (`PushSession.deliver` strips it): a 720p picture is 1.4 MB, a queue holds 2 s.
+    var picture: VideoFrame?
 
     /// True for a keyframe.
     public var isKeyframe: Bool { importance == .key }

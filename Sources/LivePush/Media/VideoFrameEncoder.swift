@@ -1,14 +1,19 @@
 /// Pictures in, encoded ``MediaPacket``s out, at one size and bitrate: a scaler in front of an
-/// ``VideoEncoder``. What a rendition encodes with (``RenditionStage``).
+/// ``VideoEncoder``. What a rendition encodes with (``RenditionStage``), and the inputs that
+/// make their own pictures (``RawFrameEncoder``).
 final class VideoFrameEncoder {
     let settings: VideoEncoderSettings
     private let encoder: VideoEncoder
     private let scaler: FrameScaler
+    /// With `keepsPictures`: the pictures the encoder holds, for its packets to carry
+    /// (``MediaPacket/picture``) to the renditions after the clock.
+    private var awaiting: PicturesAwaitingEncode<VideoFrame>?
 
-    init(settings: VideoEncoderSettings) throws(LivePushError) {
+    init(settings: VideoEncoderSettings, keepsPictures: Bool = false) throws(LivePushError) {
         self.settings = settings
         encoder = try VideoEncoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
+        if keepsPictures { awaiting = PicturesAwaitingEncode() }
     }
 
     /// The track as its outputs announce it (sequence header, metadata).
@@ -19,6 +24,9 @@ final class VideoFrameEncoder {
 
     var bitrate: Int { encoder.bitrate }
 
+    /// Pictures kept that no packet came back for (0 unless the encoder drops pictures).
+    var picturesUnmatched: Int { awaiting?.unmatched ?? 0 }
+
     func setBitrate(_ bitsPerSecond: Int) {
         encoder.setBitrate(bitsPerSecond)
     }
@@ -27,12 +35,30 @@ final class VideoFrameEncoder {
     /// `keyframe`, as a keyframe.
     func encode(_ picture: VideoFrame, keyframe: Bool = false, into out: inout [MediaPacket]) throws(LivePushError) {
         var frame = picture.storage.frame
-        if !scaler.fits(frame) { frame = try scaler.scale(frame) }
+        let scaled = !scaler.fits(frame)
+        if scaled { frame = try scaler.scale(frame) }
+        if awaiting != nil {
+            // The scaler's picture is held by reference: its next scale writes a fresh buffer.
+            let kept = scaled ? try VideoFrame(referencing: frame, timestamp: picture.timestamp) : picture
+            if let kept { awaiting?.add(kept, at: picture.timestamp) }
+        }
+        let firstNew = out.count
         try encoder.encode(frame, timestamp: picture.timestamp, keyframe: keyframe, into: &out)
+        attachPictures(to: &out, from: firstNew)
     }
 
     /// What the encoder still holds.
     func finish(into out: inout [MediaPacket]) throws(LivePushError) {
+        let firstNew = out.count
         try encoder.finish(into: &out)
+        attachPictures(to: &out, from: firstNew)
+        awaiting?.discardAll()
+    }
+
+    private func attachPictures(to out: inout [MediaPacket], from first: Int) {
+        guard awaiting != nil else { return }
+        for index in first..<out.count where out[index].isVideoFrame {
+            out[index].picture = awaiting?.take(at: out[index].pts)
+        }
     }
 }

@@ -37,6 +37,11 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// playout entry never needs it, and making it would cost the splice its time).
     private var encoderDrained = false
     private var framesThisCall = 0
+    /// With renditions after the clock: the pictures the encoder holds, for its packets to carry
+    /// (nil without renditions: no picture is kept).
+    private var awaiting: PicturesAwaitingEncode<VideoFrame>?
+    /// Of those, the ones let go unmatched so far, as counted in the push's figures.
+    private var unmatchedCounted = 0
 
     init(stream: DemuxedStream, demuxer: FFDemuxer, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) {
         guard let parameters = demuxer.codecParameters(of: stream.index) else {
@@ -51,6 +56,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         encoder = try VideoEncoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
+        if options.keepsPicturesForRenditions { awaiting = PicturesAwaitingEncode() }
         stages.figures.videoEncoderOpened()
     }
 
@@ -75,7 +81,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         try decoder.send(nil)
         while try decoder.receive() { try handle(decoder.frame, into: &out) }
         measure(since: started)
-        try encoder.finish(into: &out)
+        try finishEncoder(into: &out)
     }
 
     func reset() throws(LivePushError) {
@@ -90,6 +96,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
     /// starts on a keyframe. It continues at the rate adaptive bitrate had reached: a loop or a
     /// switch is not a network change.
     private func restartEncoder() throws(LivePushError) {
+        forgetAwaitingPictures()
         let bitrate = encoder.bitrate
         encoder = try VideoEncoder(settings: settings)
         encoder.setBitrate(bitrate)
@@ -97,7 +104,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
 
     func suspend(into out: inout [MediaPacket]) throws(LivePushError) {
         // The encoder's frame threads hold the last frames taken: they belong before the switch.
-        try encoder.finish(into: &out)
+        try finishEncoder(into: &out)
         encoderDrained = true
     }
 
@@ -172,9 +179,49 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
             encoderDrained = false
         }
         var picture = frame.storage.frame
-        if !scaler.fits(picture) { picture = try scaler.scale(picture) }
+        let scaled = !scaler.fits(picture)
+        if scaled { picture = try scaler.scale(picture) }
+        let firstNew = out.count
+        if awaiting != nil {
+            // The scaler's picture is held by reference: its next scale takes a fresh buffer.
+            var kept = scaled ? try VideoFrame(referencing: picture, timestamp: time) : frame
+            kept?.timestamp = time
+            if let kept { awaiting?.add(kept, at: time) }
+        }
         try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)
+        attachPictures(to: &out, from: firstNew)
         framesThisCall += 1
+    }
+
+    /// What the encoder still holds, each packet with its picture; none waits after it.
+    private func finishEncoder(into out: inout [MediaPacket]) throws(LivePushError) {
+        let firstNew = out.count
+        try encoder.finish(into: &out)
+        attachPictures(to: &out, from: firstNew)
+        forgetAwaitingPictures()
+    }
+
+    private func countUnmatched() {
+        guard let unmatched = awaiting?.unmatched, unmatched > unmatchedCounted else { return }
+        let more = unmatched - unmatchedCounted
+        stages.figures.update { $0.picturesUnmatched += more }
+        unmatchedCounted = unmatched
+    }
+
+    /// Hands the packets the encoder returned (from `first` on) the pictures they were encoded from.
+    private func attachPictures(to out: inout [MediaPacket], from first: Int) {
+        guard awaiting != nil else { return }
+        for index in first..<out.count where out[index].isVideoFrame {
+            out[index].picture = awaiting?.take(at: out[index].pts)
+        }
+        countUnmatched()
+    }
+
+    /// The encoder is replaced or drained: pictures still waiting will never come out; they
+    /// are counted (``PipelineStats/picturesUnmatched``).
+    private func forgetAwaitingPictures() {
+        awaiting?.discardAll()
+        countUnmatched()
     }
 
     private func measure(since started: Int64) {

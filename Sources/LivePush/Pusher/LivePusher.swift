@@ -116,14 +116,20 @@ public final class LivePusher: Sendable {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
+        var media = mediaOptions
+        // Renditions after the clock take the pictures an encoding input made, not a decode of
+        // its encode. What the plan decides later (GraphPlan) is not known yet: asked renditions
+        // and WHIP outputs may have some, every other push never keeps a picture.
+        media.keepsPicturesForRenditions = !config.outputVideo.isEmpty
+            || pushURLs.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
         if FFInputPolicy.liveProtocols(for: path) != nil {
-            let live = try FailoverInput(url: path, options: config.liveInput, media: mediaOptions, stages: stages) { [weak self] in
+            let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages) { [weak self] in
                 self?.emit(.input($0))
             }
             try start(source: UncheckedTransfer(value: live), stages: stages, urls: pushURLs, liveInputStats: { live.stats })
             return
         }
-        let source = try MediaSourceFactory.open(path: path, options: mediaOptions, stages: stages)
+        let source = try MediaSourceFactory.open(path: path, options: media, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
         try start(source: UncheckedTransfer(value: source), stages: stages, urls: pushURLs, breaks: breaks)
     }

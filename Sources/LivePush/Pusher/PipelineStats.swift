@@ -17,6 +17,10 @@ public struct PipelineStats: Sendable, Equatable {
     /// The most consecutive one-second windows whose capacity was under the low-performance
     /// threshold (internal: tests check the warning against what was measured).
     var longestSlowWindowRun = 0
+    /// Pictures the input kept for the renditions after the clock that its encoder never
+    /// returned a packet for (``PicturesAwaitingEncode``): 0 unless an encoder drops pictures
+    /// (internal: tests check that every picture found its packet).
+    var picturesUnmatched = 0
 
     /// Creates empty figures.
     public init() {}

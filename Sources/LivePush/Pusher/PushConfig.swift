@@ -32,8 +32,10 @@ public struct PushConfig: Sendable {
     /// use ``cueFormat``.
     public var outputCueFormats: [CueFormat] = []
     /// Per output, by position of its URL: a video size and bitrate of its own, encoded after
-    /// the clock from one decode of the push's video and shared by the outputs that ask for the
-    /// same one. Outputs not listed carry the push's video as it is (stream copy when the
+    /// the clock and shared by the outputs that ask for the same one. When the input transcodes,
+    /// it is encoded from the pictures the input encoded (its encode is never decoded again);
+    /// a copied stream is decoded once for all renditions (``PushStats/renditionFramesFromInput``,
+    /// ``PushStats/renditionFramesDecoded``). Outputs not listed carry the push's video as it is (stream copy when the
     /// source is H.264). An id with no URL fails `start` with `outputSettingsInvalid`.
     public var outputVideo: [Int: VideoRendition] = [:]
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).

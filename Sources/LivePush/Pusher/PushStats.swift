@@ -46,8 +46,15 @@ public struct PushStats: Sendable, Equatable {
     /// time in the send queue (and any reconnect that held them).
     public var sendLateness = PacingLateness()
     /// With per-output video (``PushConfig/outputVideo``): pictures the one decode after the
-    /// clock produced for the renditions, and each rendition's figures.
+    /// clock produced for the renditions. Only what came without a picture is decoded there
+    /// (a copied stream): see ``renditionFramesFromInput``.
     public var renditionFramesDecoded = 0
+    /// With per-output video: pictures the renditions took as the input encoded them (after its
+    /// filters and scale), when the input transcodes; these are never decoded again.
+    public var renditionFramesFromInput = 0
+    /// With per-output video: video packets the renditions could not use, neither carrying a
+    /// picture nor decodable (no keyframe before them since the decode started). 0 normally.
+    public var renditionPacketsSkipped = 0
     /// Each rendition's figures.
     public var renditions: [RenditionStats] = []
     /// With WHIP outputs: Opus frames (20 ms each) the one Opus encode after the clock made from

@@ -1,7 +1,9 @@
 /// After the clock: the video of outputs that asked for their own size or bitrate
-/// (``PushConfig/outputVideo``). The push's video, already stamped on the output clock, is
-/// decoded once here; each distinct rendition scales and encodes those pictures once and
-/// shares the result with every output that asked for it. Outputs that asked for nothing take
+/// (``PushConfig/outputVideo``). Each distinct rendition scales and encodes the push's pictures
+/// once and shares the result with every output that asked for it. The pictures come with the
+/// packets when the input encoded them itself (``MediaPacket/picture``): an encode is never
+/// decoded again. Otherwise (a copied stream) the push's video, already stamped on the output
+/// clock, is decoded once here (``RenditionPictureSource`` decides which, packet by packet). Outputs that asked for nothing take
 /// the push's video as it is (stream copy, or the input's encode): the shortcut edge.
 ///
 /// Input switches (loops, the pause image, playout entries, breaks) happen before the clock,
@@ -24,7 +26,13 @@ final class RenditionStage {
     private(set) var branches: [Branch]
     /// Outputs that take the push's own video.
     let directOutputs: [Int]
-    private var decoder: VideoPacketDecoder
+    /// Decodes the packets that came without a picture; opened at the first one, so a push
+    /// whose pictures all come from its input never opens one (its threads and frame pool).
+    private var decoder: VideoPacketDecoder?
+    /// The configuration the push's video was last sent with: what the decoder opens with.
+    private var configuration: [UInt8]
+    private let codec: VideoCodec
+    private var pictureSource = RenditionPictureSource()
     private var pictures: [VideoFrame] = []
     private var encoded: [MediaPacket] = []
     /// What the stage counted, for ``PushStats`` (read from any thread).
@@ -60,7 +68,8 @@ final class RenditionStage {
         }
         self.branches = branches
         directOutputs = (0..<outputCount).filter { renditions[$0] == nil }
-        decoder = try VideoPacketDecoder(configuration: source.decoderConfiguration, codec: source.codec)
+        codec = source.codec
+        configuration = source.decoderConfiguration
         figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })
     }
 
@@ -74,22 +83,36 @@ final class RenditionStage {
     func process(_ packet: MediaPacket, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
         if packet.isSequenceHeader {
-            guard packet.data != decoder.configuration else { return }
+            guard packet.data != configuration else { return }
             // What the old configuration still holds is encoded before the new one opens.
-            try decoder.drain(into: &pictures)
-            try encodePictures(due: packet.due, send: send)
-            decoder = try VideoPacketDecoder(configuration: packet.data)
+            try closeDecoder(due: packet.due, send: send)
+            configuration = packet.data
             return
         }
-        try decoder.decode(packet, into: &pictures)
-        try encodePictures(due: packet.due, send: send)
+        switch pictureSource.next(hasPicture: packet.picture != nil, isKeyframe: packet.isKeyframe) {
+        case .takePicture(let drainDecoderFirst):
+            if drainDecoderFirst {
+                try closeDecoder(due: packet.due, send: send)
+                pictures.removeAll(keepingCapacity: true)
+            }
+            guard var picture = packet.picture else { return }
+            // Encoded at its time on the output clock, as a decoded picture would be.
+            picture.timestamp = packet.pts
+            pictures.append(picture)
+            try encodePictures(due: packet.due, send: send, decoded: false)
+        case .decode:
+            if decoder == nil { decoder = try VideoPacketDecoder(configuration: configuration, codec: codec) }
+            try decoder?.decode(packet, into: &pictures)
+            try encodePictures(due: packet.due, send: send)
+        case .skip:
+            figures.counts.withLock { $0.skipped += 1 }
+        }
     }
 
     /// The end of the push's video: what the decoder and the encoders still hold.
     func finish(send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
-        try decoder.drain(into: &pictures)
-        try encodePictures(due: .min, send: send)
+        try closeDecoder(due: .min, send: send)
         for branch in branches {
             encoded.removeAll(keepingCapacity: true)
             try branch.encoder.finish(into: &encoded)
@@ -97,7 +120,19 @@ final class RenditionStage {
         }
     }
 
-    private func encodePictures(due: Int64, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+    /// Encodes what the decoder still holds, and closes it: the next packet without a picture
+    /// opens a new one, which starts from a keyframe.
+    private func closeDecoder(due: Int64, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+        if let decoder {
+            try decoder.drain(into: &pictures)
+            try encodePictures(due: due, send: send)
+        }
+        decoder = nil
+        pictureSource.decoderReopened()
+    }
+
+    /// Encodes `pictures` for every rendition; `decoded` says where they came from (figures).
+    private func encodePictures(due: Int64, send: (MediaPacket, [Int]) -> Void, decoded: Bool = true) throws(LivePushError) {
         guard !pictures.isEmpty else { return }
         for (index, branch) in branches.enumerated() {
             encoded.removeAll(keepingCapacity: true)
@@ -111,7 +146,10 @@ final class RenditionStage {
             }
             figures.counts.withLock { $0.encoded[index] += pictures.count }
         }
-        figures.counts.withLock { $0.decoded += pictures.count }
+        let count = pictures.count
+        figures.counts.withLock { counts in
+            if decoded { counts.decoded += count } else { counts.fromInput += count }
+        }
     }
 
     /// A peer of output `id` lost pictures: its rendition's next picture is a keyframe. False
