@@ -31,7 +31,7 @@ final class RelayNginxTests: XCTestCase {
 
         // One pass of the sample (about 270 KB): well within the kernel buffers of a frozen path
         // (the relay's socket alone held over 500 KB for nginx when measured with `ss`).
-        let source = GatedMediaSource(try MediaSourceFactory.open(path: TestMedia.path(.h264AAC)))
+        let source = GatedMediaInput(try MediaInputFactory.open(path: TestMedia.path(.h264AAC)))
         let config = PushHelpers.fastConfig()
         let pusher = LivePusher(config: config)
         let events = pusher.events(), published = pusher.events(), stopped = pusher.events()
@@ -70,14 +70,14 @@ final class RelayNginxTests: XCTestCase {
 
 /// A file source whose first read waits until the test opens it: the push connects and
 /// publishes, and its media starts only when the test says.
-private final class GatedMediaSource: MediaSource, @unchecked Sendable {
-    private let source: any MediaSource
+private final class GatedMediaInput: MediaInput, @unchecked Sendable {
+    private let source: any MediaInput
     private let gate = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var isOpen = false
     private var interrupted = false
 
-    init(_ source: any MediaSource) { self.source = source }
+    init(_ source: any MediaInput) { self.source = source }
 
     func open() { gate.signal() }
 

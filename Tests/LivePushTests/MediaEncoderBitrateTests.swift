@@ -18,7 +18,7 @@ final class MediaEncoderBitrateTests: XCTestCase {
         options.videoBitrateKbps = 1600
         options.minVideoBitrateKbps = 200
         let stages = FrameStages()
-        let source = try MediaSourceFactory.open(path: path, options: options, stages: stages)
+        let source = try MediaInputFactory.open(path: path, options: options, stages: stages)
 
         func nextVideoBytes(_ frames: Int) throws -> Int {
             var bytes = 0, seen = 0

@@ -22,7 +22,7 @@ final class MediaFileSourceTests: XCTestCase {
 
     func testMP4StreamCopy() throws {
         let path = try makeMP4()
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         let info = source.info
         let video = try XCTUnwrap(info.video)
         XCTAssertEqual(video.width, 160)
@@ -53,7 +53,7 @@ final class MediaFileSourceTests: XCTestCase {
     func testBFramesKeepCompositionOffsetAndAreDisposable() throws {
         let path = try files.make("bframes.mp4", MediaTestFiles.video
             + ["-c:v", "libx264", "-preset", "fast", "-g", "50", "-bf", "2", "-x264-params", "b-pyramid=none"])
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         XCTAssertNil(source.info.audio)
         let packets = try MediaTestFiles.drain(source)
         assertMediaContract(packets)
@@ -68,7 +68,7 @@ final class MediaFileSourceTests: XCTestCase {
     func testMPEGTSAnnexBAndADTSAreConverted() throws {
         let path = try files.make("av.ts", MediaTestFiles.video + MediaTestFiles.audio
             + ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-bf", "0", "-c:a", "aac", "-b:a", "64k", "-f", "mpegts"])
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         let video = try XCTUnwrap(source.info.video)
         XCTAssertEqual(video.decoderConfiguration.first, 1)
         XCTAssertNotNil(AVCCFormat.parseDecoderConfiguration(video.decoderConfiguration))
@@ -98,7 +98,7 @@ final class MediaFileSourceTests: XCTestCase {
     func testRewindRestartsAtZeroMP4AndTS() throws {
         for name in ["loop.mp4", "loop.ts"] {
             let path = try makeMP4(name, extra: name.hasSuffix(".ts") ? ["-f", "mpegts"] : [])
-            let source = try MediaSourceFactory.open(path: path, options: .init())
+            let source = try MediaInputFactory.open(path: path, options: .init())
             let first = try MediaTestFiles.drain(source)
             XCTAssertNil(try source.nextPacket())
             try source.rewind()
@@ -115,7 +115,7 @@ final class MediaFileSourceTests: XCTestCase {
 
     func testAudioOnlyAndVideoOnly() throws {
         let m4a = try files.make("a.m4a", MediaTestFiles.audio + ["-c:a", "aac"])
-        let audioOnly = try MediaSourceFactory.open(path: m4a, options: .init())
+        let audioOnly = try MediaInputFactory.open(path: m4a, options: .init())
         XCTAssertNil(audioOnly.info.video)
         XCTAssertNotNil(audioOnly.info.audio)
         let audioPackets = try MediaTestFiles.drain(audioOnly)
@@ -123,7 +123,7 @@ final class MediaFileSourceTests: XCTestCase {
         XCTAssertEqual(audioPackets.count, try MediaTestFiles.packetCount(m4a, "a"))
 
         let flv = try files.make("v.flv", MediaTestFiles.video + ["-c:v", "libx264", "-preset", "ultrafast"])
-        let videoOnly = try MediaSourceFactory.open(path: flv, options: .init())
+        let videoOnly = try MediaInputFactory.open(path: flv, options: .init())
         XCTAssertNil(videoOnly.info.audio)
         let videoPackets = try MediaTestFiles.drain(videoOnly)
         assertMediaContract(videoPackets)
@@ -132,14 +132,14 @@ final class MediaFileSourceTests: XCTestCase {
 
     func testRawADTSAndAnnexBElementaryStreams() throws {
         let aac = try files.make("raw.aac", MediaTestFiles.audio + ["-c:a", "aac", "-f", "adts"])
-        let audioSource = try MediaSourceFactory.open(path: aac, options: .init())
+        let audioSource = try MediaInputFactory.open(path: aac, options: .init())
         XCTAssertEqual(audioSource.info.audio?.audioSpecificConfig, [0x12, 0x08])
         let audioPackets = try MediaTestFiles.drain(audioSource)
         assertMediaContract(audioPackets)
         XCTAssertEqual(audioPackets.count, try MediaTestFiles.packetCount(aac, "a"))
 
         let h264 = try files.make("raw.h264", MediaTestFiles.video + ["-c:v", "libx264", "-preset", "ultrafast", "-f", "h264"])
-        let videoSource = try MediaSourceFactory.open(path: h264, options: .init())
+        let videoSource = try MediaInputFactory.open(path: h264, options: .init())
         XCTAssertEqual(videoSource.info.video?.width, 160)
         let videoPackets = try MediaTestFiles.drain(videoSource)
         assertMediaContract(videoPackets)
@@ -151,7 +151,7 @@ final class MediaFileSourceTests: XCTestCase {
         let cover = try files.make("cover.png", ["-f", "lavfi", "-i", "color=red:size=32x32", "-frames:v", "1"])
         let path = try files.make("song.mp4", MediaTestFiles.audio + ["-i", cover, "-map", "0:a", "-map", "1:v",
                                                                        "-c:a", "aac", "-c:v", "png", "-disposition:v", "attached_pic"])
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         XCTAssertNil(source.info.video)
         XCTAssertNotNil(source.info.audio)
         XCTAssertTrue(try MediaTestFiles.drain(source).allSatisfy { $0.kind == .audio })
@@ -163,26 +163,26 @@ final class MediaFileSourceTests: XCTestCase {
             return nil
         }
         let missing = files.path("nope.mp4")
-        XCTAssertEqual(code { _ = try MediaSourceFactory.open(path: missing, options: .init()) }, .fileNotFound)
+        XCTAssertEqual(code { _ = try MediaInputFactory.open(path: missing, options: .init()) }, .fileNotFound)
         do {
-            _ = try MediaSourceFactory.open(path: missing, options: .init())
+            _ = try MediaInputFactory.open(path: missing, options: .init())
         } catch {
             XCTAssertEqual(error.detail, missing)
         }
-        XCTAssertEqual(code { _ = try MediaSourceFactory.open(path: files.directory.path, options: .init()) }, .fileNotFound)
+        XCTAssertEqual(code { _ = try MediaInputFactory.open(path: files.directory.path, options: .init()) }, .fileNotFound)
 
         let text = files.path("notes.txt")
         try Data("just some words, not media at all\n".utf8).write(to: URL(fileURLWithPath: text))
-        XCTAssertEqual(code { _ = try MediaSourceFactory.open(path: text, options: .init()) }, .notMedia)
+        XCTAssertEqual(code { _ = try MediaInputFactory.open(path: text, options: .init()) }, .notMedia)
 
         let empty = files.path("empty.mp4")
         try Data().write(to: URL(fileURLWithPath: empty))
-        XCTAssertEqual(code { _ = try MediaSourceFactory.open(path: empty, options: .init()) }, .notMedia)
+        XCTAssertEqual(code { _ = try MediaInputFactory.open(path: empty, options: .init()) }, .notMedia)
 
         let srt = files.path("subs.srt")
         try Data("1\n00:00:00,000 --> 00:00:01,000\nHello\n\n".utf8).write(to: URL(fileURLWithPath: srt))
         let mkv = try files.make("subs.mkv", ["-i", srt])
-        XCTAssertEqual(code { _ = try MediaSourceFactory.open(path: mkv, options: .init()) }, .noUsableStream)
+        XCTAssertEqual(code { _ = try MediaInputFactory.open(path: mkv, options: .init()) }, .noUsableStream)
     }
 
     func testTruncatedFileDoesNotCrash() throws {
@@ -190,7 +190,7 @@ final class MediaFileSourceTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let cut = files.path("cut.ts")
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
-        let source = try MediaSourceFactory.open(path: cut, options: .init())
+        let source = try MediaInputFactory.open(path: cut, options: .init())
         let packets = try MediaTestFiles.drain(source)
         XCTAssertFalse(packets.isEmpty)
         assertMediaContract(packets)

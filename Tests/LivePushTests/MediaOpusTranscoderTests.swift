@@ -24,7 +24,7 @@ final class MediaOpusTranscoderTests: XCTestCase {
             "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=\(rate):duration=4",
             "-ac", "\(channels)", "-c:a", "aac", "-b:a", "96k", "-f", "adts",
         ])
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         let track = try XCTUnwrap(source.info.audio)
         XCTAssertEqual(track.sampleRate, rate)
         XCTAssertEqual(track.channels, channels)
@@ -99,7 +99,7 @@ final class MediaOpusTranscoderTests: XCTestCase {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Media/sample-h264-aac.mp4").path
         try XCTSkipUnless(FileManager.default.fileExists(atPath: path), "Media/sample-h264-aac.mp4 missing")
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         let track = try XCTUnwrap(source.info.audio)
         var input: [MediaPacket] = []
         while let packet = try source.nextPacket() { if packet.kind == .audio { input.append(packet) } }

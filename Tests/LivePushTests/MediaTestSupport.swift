@@ -63,7 +63,7 @@ final class MediaTestFiles {
 
     /// All packets of a source, in order.
     /// The source's packets on the output clock, as a push would send them.
-    static func drain(_ source: any MediaSource, limit: Int = 100_000) throws -> [MediaPacket] {
+    static func drain(_ source: any MediaInput, limit: Int = 100_000) throws -> [MediaPacket] {
         var packets: [MediaPacket] = []
         var clock = OutputClock(info: source.info)
         clock.beginSegment(start: source.start)

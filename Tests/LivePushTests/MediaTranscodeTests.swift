@@ -17,7 +17,7 @@ final class MediaTranscodeTests: XCTestCase {
 
     func assertTranscoded(_ path: String, sourceFrames: Int, options: MediaSourceOptions = .init(),
                           file: StaticString = #filePath, line: UInt = #line) throws -> [MediaPacket] {
-        let source = try MediaSourceFactory.open(path: path, options: options)
+        let source = try MediaInputFactory.open(path: path, options: options)
         let video = try XCTUnwrap(source.info.video, file: file, line: line)
         XCTAssertEqual(video.decoderConfiguration.first, 1, file: file, line: line)
         let config = try XCTUnwrap(AVCCFormat.parseDecoderConfiguration(video.decoderConfiguration), file: file, line: line)
@@ -74,7 +74,7 @@ final class MediaTranscodeTests: XCTestCase {
     func testMixedCopyVideoTranscodeAudioAndRewind() throws {
         let path = try files.make("mixed.mkv", MediaTestFiles.video + MediaTestFiles.audio
             + ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libmp3lame"])
-        let source = try MediaSourceFactory.open(path: path, options: .init())
+        let source = try MediaInputFactory.open(path: path, options: .init())
         let first = try MediaTestFiles.drain(source)
         assertMediaContract(first)
         XCTAssertEqual(first.filter { $0.kind == .video }.count, 50)

@@ -24,7 +24,7 @@ final class ManualMonotonicClock: MonotonicClock {
 /// A synthetic input: 25 fps video (a keyframe every `gop` frames) and 48 kHz AAC (1024
 /// samples a frame), in decode order, for `seconds`. Each packet's first byte names its input
 /// and the rest its index on its track, so a test can tell whose media went out.
-final class ScriptedSource: MediaSource {
+final class ScriptedSource: MediaInput {
     static let frame: Int64 = 40_000
     static let audioFrame: Int64 = 1024 * 1_000_000 / 48_000
 
@@ -151,13 +151,13 @@ final class ScriptedSequence: InputSequence {
         }
     }
 
-    func nextInput() -> (any MediaSource)? {
+    func nextInput() -> (any MediaInput)? {
         state.withLock { $0.entries.isEmpty ? nil : $0.entries.removeFirst() }?.make()
     }
 
     func cues(forInputStartingAt start: Int64) -> [AdCue] { cueAtStart(start) }
     func inputSkipped(unsent: [MediaPacket]) { state.withLock { $0.skippedUnsent.append(unsent) } }
-    func inputFailed(_ error: LivePushError) -> (any MediaSource)? { standIn?.make() }
+    func inputFailed(_ error: LivePushError) -> (any MediaInput)? { standIn?.make() }
     var inputsMayWait: Bool { false }
 }
 
@@ -240,8 +240,8 @@ extension Switcher {
         }
     }
 
-    static func scripted(_ input: any MediaSource, pacing: PushConfig.Pacing = .asFastAsPossible, looping: PushConfig.Looping = .once,
-                         slate: (any MediaSource)? = nil, sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
+    static func scripted(_ input: any MediaInput, pacing: PushConfig.Pacing = .asFastAsPossible, looping: PushConfig.Looping = .once,
+                         slate: (any MediaInput)? = nil, sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
                          nextInputReady: @escaping @Sendable () -> Void = {}, clock: ManualMonotonicClock) -> Switcher {
         let setup = Setup(pacing: pacing, looping: looping, slate: slate, sequence: sequence, breaks: breaks,
                           pacingGate: PacingGate(earlyRelease: 0), nextInputReady: nextInputReady)

@@ -1,6 +1,6 @@
 /// In `--fast` mode, what the producer does about its outputs' queues before its next packet:
 /// which output it waits for, and which may shed instead. Pure; the producer reads each
-/// output's room and carries the plan out (``PushSession/outputAwaitingRoom()``).
+/// output's room and carries the plan out (``PushEngine/outputAwaitingRoom()``).
 ///
 /// While one output is connected, a disconnected one does not hold the others back: it drops
 /// its oldest whole GOPs and resumes on a keyframe. While none is, all are waited for, so a

@@ -3,7 +3,7 @@
 protocol InputSequence: AnyObject, Sendable {
     /// The input on air ended (or was skipped): the next one, or nil when the sequence is over.
     /// Returns at once when ``nextInputIsReady(whenReady:)`` said so.
-    func nextInput() -> (any MediaSource)?
+    func nextInput() -> (any MediaInput)?
     /// Whether ``nextInput()`` would return at once (the input opened ahead is open). When not,
     /// `whenReady` is called once it is: the producer waits for that, not for the opening.
     func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool
@@ -14,7 +14,7 @@ protocol InputSequence: AnyObject, Sendable {
     /// (so the sequence knows where it really stopped).
     func inputSkipped(unsent: [MediaPacket])
     /// The input on air failed mid-way: what stands in for the rest of it (nil: the push fails).
-    func inputFailed(_ error: LivePushError) -> (any MediaSource)?
+    func inputFailed(_ error: LivePushError) -> (any MediaInput)?
     /// Whether an input to come may wait for data (a live entry): the producer then gets a
     /// thread of its own rather than a turn on the shared pacing threads, which must never block.
     var inputsMayWait: Bool { get }

@@ -1,6 +1,6 @@
 /// The video filters of one push, in order, owned by its producer: the only place that calls a
 /// filter's `create`, `process` and `destroy`. The app's changes arrive as a whole new list
-/// (``SessionCommand/setFilters(_:)``) between two frames; the chain creates the filters that
+/// (``EngineCommand/setFilters(_:)``) between two frames; the chain creates the filters that
 /// are new, destroys those that went, and re-creates them all when the picture format changes.
 struct FilterChain {
     /// Filter lifecycle events (created, destroyed, failed).

@@ -16,7 +16,7 @@
 /// `send` waits while its track is full (the push is behind), so memory stays bounded.
 /// Frames go to the encoders as they are: filters, the detector and the BGM mixer apply to
 /// file inputs today.
-public final class FrameInput: MediaSource, @unchecked Sendable {
+public final class FrameInput: MediaInput, @unchecked Sendable {
     /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {
         /// Width in pixels.
@@ -95,7 +95,7 @@ public final class FrameInput: MediaSource, @unchecked Sendable {
         feed.finish()
     }
 
-    // MARK: - MediaSource (the producer thread)
+    // MARK: - MediaInput (the producer thread)
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
         try encoder.nextPacket {

@@ -9,7 +9,7 @@
 /// ```
 /// It lasts `duration`, or until the push is stopped when that is nil. It cannot be rewound
 /// (a nil duration is the loop).
-public final class StillInput: MediaSource {
+public final class StillInput: MediaInput {
     /// The tracks the input produces.
     public var info: StreamInfo { encoder.info }
     private let encoder: RawFrameEncoder

@@ -4,7 +4,7 @@ import CFFmpeg
 /// with the BGM and effects mixed in (see ``AudioAACEncoder``), so the stream has one
 /// continuous audio track whether music plays or not.
 ///
-/// It has no demuxed stream: ``FileMediaSource`` calls ``follow(videoUntil:into:)`` as video
+/// It has no demuxed stream: ``FileInput`` calls ``follow(videoUntil:into:)`` as video
 /// packets are produced, and the track is generated up to the end of the latest video frame,
 /// starting at the first frame's presentation time, which keeps the two in sync.
 final class GeneratedAudioProcessor: AudioPacketProcessor {

@@ -54,7 +54,7 @@ public struct MediaPacket: Sendable {
     /// rather than decode the packet (``RenditionStage``). A side channel would have to match
     /// packets to pictures a second time, across the switcher and the clock; riding on the
     /// packet it follows every re-stamp for free. It never reaches an output's queue or the
-    /// recording (`PushSession.deliver` strips it): a 720p picture is 1.4 MB, a queue holds 2 s.
+    /// recording (`PushEngine.deliver` strips it): a 720p picture is 1.4 MB, a queue holds 2 s.
     var picture: VideoFrame?
 
     /// True for a keyframe.

@@ -2,7 +2,7 @@ import CFFmpeg
 
 /// Turns the demuxed packets of one stream into pushable ``MediaPacket``s, either by copying
 /// (with format conversion) or by transcoding. Produced timestamps are microseconds on the
-/// file's own timeline; ``FileMediaSource`` normalizes them.
+/// file's own timeline; ``FileInput`` normalizes them.
 protocol PacketProcessor: AnyObject {
     var streamIndex: Int32 { get }
     var kind: MediaPacket.Kind { get }

@@ -74,10 +74,11 @@ public struct AudioTrackInfo: Sendable, Equatable {
     }
 }
 
-/// A source of compressed packets: a file today, any frame source tomorrow.
+/// An input: what the push reads its compressed packets from (a file, a clip, a live feed,
+/// frames or packets from the app, a still).
 ///
 /// A source is used from one thread at a time; it is not shared.
-public protocol MediaSource: AnyObject {
+public protocol MediaInput: AnyObject {
     /// The tracks the source produces.
     var info: StreamInfo { get }
     /// The next packet in decode order, or nil at the end of the media.
@@ -109,7 +110,7 @@ public protocol MediaSource: AnyObject {
     func interrupt()
 }
 
-extension MediaSource {
+extension MediaInput {
     public var readsWithoutWaiting: Bool { false }
     public func interrupt() {}
     public var start: MediaStart? { nil }

@@ -6,9 +6,9 @@
 ///
 /// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
 /// and never blocks another output's sender. (In `--fast` mode the producer waits for room in
-/// the queues of the outputs that are connected; see ``PushSession``.)
+/// the queues of the outputs that are connected; see ``PushEngine``.)
 final class PushOutput: @unchecked Sendable {
-    /// What an output tells its ``PushSession``.
+    /// What an output tells its ``PushEngine``.
     enum Signal: Sendable {
         case published(url: String)
         case firstFrameSent

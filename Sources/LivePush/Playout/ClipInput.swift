@@ -12,8 +12,8 @@ import Synchronization
 /// A clip that ends before `out` ends there, without an error.
 ///
 /// The producer thread uses it; other threads only read ``played`` (under its own lock).
-final class ClipInput: MediaSource, @unchecked Sendable {
-    private let source: any MediaSource
+final class ClipInput: MediaInput, @unchecked Sendable {
+    private let source: any MediaInput
     private let copy: Bool
     private let inPoint: Int64
     private let outPoint: Int64
@@ -39,7 +39,7 @@ final class ClipInput: MediaSource, @unchecked Sendable {
             options.forceTranscode = true
             options.audioMixing = true
         }
-        source = try MediaSourceFactory.open(path: path, options: options, stages: stages)
+        source = try MediaInputFactory.open(path: path, options: options, stages: stages)
         self.copy = copy
         position = Mutex(inPoint)
         done = (source.info.video == nil, source.info.audio == nil)

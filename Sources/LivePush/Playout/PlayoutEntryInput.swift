@@ -1,5 +1,5 @@
 /// What plays a playout entry: a file clip (``ClipInput``) or a live feed (``FailoverInput``).
-protocol PlayoutEntryInput: MediaSource, Sendable {
+protocol PlayoutEntryInput: MediaInput, Sendable {
     /// Seconds of the entry sent so far (read from other threads).
     var played: Double { get }
     /// These were handed out but not sent (a skip cut them off): ``played`` ends before them.

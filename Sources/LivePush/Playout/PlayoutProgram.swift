@@ -34,7 +34,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     private let cuePreroll: Int64
     /// Whether the schedule has live entries (known at its start): see ``InputSequence/inputsMayWait``.
     let inputsMayWait: Bool
-    /// Ends the entry on air now (set by the pusher: a ``SessionCommand/skip``).
+    /// Ends the entry on air now (set by the pusher: a ``EngineCommand/skip``).
     var requestSkip: @Sendable () -> Void = {}
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
@@ -68,7 +68,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         return prepared.isReady(whenReady: whenReady)
     }
 
-    func nextInput() -> (any MediaSource)? {
+    func nextInput() -> (any MediaInput)? {
         let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
             let ended = state.current
             state.previousBreak = ended?.adBreak
@@ -181,14 +181,14 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         state.withLock { $0.input?.didNotSend(unsent) }
     }
 
-    func inputFailed(_ error: LivePushError) -> (any MediaSource)? {
+    func inputFailed(_ error: LivePushError) -> (any MediaInput)? {
         let (entry, played) = state.withLock { ($0.current, $0.input?.played ?? 0) }
         guard let entry else { return nil }
         return slate(for: entry, seconds: max(0, entry.duration - played), because: error)
     }
 
     /// Still image and silence at the channel's format for `seconds`: the channel never goes off air.
-    private func slate(for entry: PlayoutEntry, seconds: Double, because error: LivePushError) -> (any MediaSource)? {
+    private func slate(for entry: PlayoutEntry, seconds: Double, because error: LivePushError) -> (any MediaInput)? {
         report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\" (\(entry.source)): \(error.message)")))
         do {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,

@@ -14,7 +14,7 @@ extension LivePusher {
         try sendBreakCommand(.endBlackout)
     }
 
-    private func sendBreakCommand(_ command: SessionCommand) throws(LivePushError) {
+    private func sendBreakCommand(_ command: EngineCommand) throws(LivePushError) {
         guard let session = session.withLock({ $0 }), session.breaks != nil, isPushing else {
             throw LivePushError(.invalidState, "blackouts need a running push of a file or a playout channel")
         }
@@ -33,7 +33,7 @@ extension LivePusher {
         let fillOptions = breakFillOptions(for: info, encodesVideo: stages.figures.encodesVideo)
         if let alternate = options.alternate {
             do {
-                _ = try MediaSourceFactory.open(path: alternate, options: fillOptions, stages: FrameStages())
+                _ = try MediaInputFactory.open(path: alternate, options: fillOptions, stages: FrameStages())
             } catch {
                 throw LivePushError(.breakSetupInvalid, "alternate content \(alternate): \(error.message)")
             }

@@ -35,9 +35,9 @@ extension LivePusher {
 /// Safe from any thread.
 public final class PlayoutControl: Sendable {
     private let program: PlayoutProgram
-    private let blackout: @Sendable (SessionCommand) throws(LivePushError) -> Void
+    private let blackout: @Sendable (EngineCommand) throws(LivePushError) -> Void
 
-    init(program: PlayoutProgram, blackout: @escaping @Sendable (SessionCommand) throws(LivePushError) -> Void) {
+    init(program: PlayoutProgram, blackout: @escaping @Sendable (EngineCommand) throws(LivePushError) -> Void) {
         self.program = program
         self.blackout = blackout
     }

@@ -1,7 +1,7 @@
 /// What the session reports, as the pusher's state changes and events: the push as a whole
 /// (folded by ``OutputSetStateMachine``), each output's own events, and the source's failure.
 extension LivePusher {
-    func handle(_ signal: PushSession.Signal) {
+    func handle(_ signal: PushEngine.Signal) {
         switch signal {
         case .push(let whole):
             handle(whole)

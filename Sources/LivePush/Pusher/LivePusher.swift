@@ -17,7 +17,7 @@ public final class LivePusher: Sendable {
     public let config: PushConfig
     let hub = EventHub()
     private let machine = Mutex(PushStateMachine())
-    let session = Mutex<PushSession?>(nil)
+    let session = Mutex<PushEngine?>(nil)
     let lastStats = Mutex(PushStats())
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
@@ -129,19 +129,19 @@ public final class LivePusher: Sendable {
             try start(source: UncheckedTransfer(value: live), stages: stages, urls: pushURLs, liveInputStats: { live.stats })
             return
         }
-        let source = try MediaSourceFactory.open(path: path, options: media, stages: stages)
+        let source = try MediaInputFactory.open(path: path, options: media, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
         try start(source: UncheckedTransfer(value: source), stages: stages, urls: pushURLs, breaks: breaks)
     }
 
-    /// Starts pushing from any ``MediaSource``. The pusher takes the source over: do not use
+    /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
     /// it from elsewhere until the push ends.
-    public func start(source: any MediaSource, url: String) throws(LivePushError) {
+    public func start(source: any MediaInput, url: String) throws(LivePushError) {
         try start(source: source, urls: [url])
     }
 
-    /// Simulcast from any ``MediaSource`` (see ``start(file:urls:)``).
-    public func start(source: any MediaSource, urls: [String]) throws(LivePushError) {
+    /// Simulcast from any ``MediaInput`` (see ``start(file:urls:)``).
+    public func start(source: any MediaInput, urls: [String]) throws(LivePushError) {
         try checkCanStart()
         try start(source: UncheckedTransfer(value: source), stages: makeStages(), urls: Self.parse(urls))
     }
@@ -166,7 +166,7 @@ public final class LivePusher: Sendable {
                     dropped: { [weak self] failed in self?.stageSettings.withLock { $0.filters.removeAll { ObjectIdentifier($0) == failed } } })
     }
 
-    func start(source: UncheckedTransfer<any MediaSource>, stages: FrameStages, urls: [PushURL],
+    func start(source: UncheckedTransfer<any MediaInput>, stages: FrameStages, urls: [PushURL],
                sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let info = source.value.info
@@ -176,7 +176,7 @@ public final class LivePusher: Sendable {
                 self?.report(error)
             }
         }
-        let slate: UncheckedTransfer<any MediaSource>?
+        let slate: UncheckedTransfer<any MediaInput>?
         let renditions: RenditionStage?
         let opus: OpusStage?
         do {
@@ -186,7 +186,7 @@ public final class LivePusher: Sendable {
             recorder?.finish()
             throw error
         }
-        let newSession = PushSession(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
+        let newSession = PushEngine(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
                                      recorder: recorder, slate: slate, sequence: sequence, breaks: breaks,
                                      renditions: renditions, opus: opus) { [weak self] signal in
             self?.handle(signal)
@@ -295,7 +295,7 @@ public final class LivePusher: Sendable {
         return lastStats.withLock { $0 }
     }
 
-    func snapshot(_ session: PushSession) -> PushStats {
+    func snapshot(_ session: PushEngine) -> PushStats {
         session.snapshot()
     }
 

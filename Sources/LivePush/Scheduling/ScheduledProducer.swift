@@ -1,17 +1,17 @@
-/// A real-time producer on the ``PacingScheduler``: runs ``PushSession/step(_:)`` until the
+/// A real-time producer on the ``PacingScheduler``: runs ``PushEngine/step(_:)`` until the
 /// session has to wait, and tells the scheduler until when.
 final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
     /// Longest turn before the thread goes to the other jobs: an encoding input takes a few
     /// milliseconds per frame, and a turn that catches up on many frames must not starve the rest.
     static let turnBudget: Int64 = 10_000
 
-    private let session: PushSession
-    private let source: UncheckedTransfer<any MediaSource>
+    private let session: PushEngine
+    private let source: UncheckedTransfer<any MediaInput>
     // Used by one scheduler thread at a time (a job is never run twice at once).
     private var switcher: Switcher?
     private var started = false
 
-    init(session: PushSession, source: UncheckedTransfer<any MediaSource>) {
+    init(session: PushEngine, source: UncheckedTransfer<any MediaInput>) {
         self.session = session
         self.source = source
     }

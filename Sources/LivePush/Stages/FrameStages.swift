@@ -2,7 +2,7 @@
 /// bitrate of the video encoder on air, with the mixer its audio goes through.
 ///
 /// Owned by the push's producer: only the producer's steps run and change them, and the app's
-/// changes reach them as ``SessionCommand``s taken between two packets, so nothing here is
+/// changes reach them as ``EngineCommand``s taken between two packets, so nothing here is
 /// locked. The inputs' processors (decode → detector → filters → encode) hold it, and run on
 /// the producer too; an input opened ahead on another thread only keeps the reference. What the
 /// stages measure goes up through ``StageFigures`` (read from any thread) and events.

@@ -3,7 +3,7 @@
 /// break's end usually comes that way), and it comes back on its first keyframe at or after
 /// the break's end.
 struct BreakBackground {
-    var input: any MediaSource
+    var input: any MediaInput
     /// How main input time maps onto the output, as when the break started (for a playout
     /// entry that starts underneath: fixed by its first packet, where the previous one ended).
     var mapping: InputTimeMapping?
@@ -23,7 +23,7 @@ struct BreakBackground {
     /// What is still to play; the last one (alternate, slate) repeats until the break ends.
     var fills: [BreakFill]
     /// The fill on air, kept to loop it.
-    var filler: (any MediaSource)?
+    var filler: (any MediaInput)?
     /// The fill's sound from where the break ends on, read ahead of its pictures: it waits
     /// for them, so that the main input comes back on both tracks at once.
     var fillSound: [MediaPacket] = []

@@ -1,4 +1,4 @@
-/// The controls that change what is on air (the switching part of a ``SessionCommand``).
+/// The controls that change what is on air (the switching part of a ``EngineCommand``).
 enum SwitchCommand: Sendable, Equatable {
     /// Output time stops with the wall clock; nothing is sent until ``resume``.
     case pause

@@ -90,7 +90,7 @@ extension Switcher {
     }
 
     /// The sequence's next input goes on air; it says which cues belong to its start.
-    private mutating func putOnAir(_ next: any MediaSource, from sequence: any InputSequence) {
+    private mutating func putOnAir(_ next: any MediaInput, from sequence: any InputSequence) {
         switchTo(next, fromStart: true)
         // Not I/O: a trim of the allocator's heaps, scheduled on a utility thread.
         FreedMemory.releaseSoon()  // the entry that went off air held a decoder and an encoder

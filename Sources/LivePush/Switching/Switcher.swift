@@ -10,7 +10,7 @@
 /// first frame of that track.
 ///
 /// It knows nothing of outputs, locks or threads, and reads the time only from the
-/// ``MonotonicClock`` it is given: its driver (``PushSession``'s producer) does the I/O and
+/// ``MonotonicClock`` it is given: its driver (``PushEngine``'s producer) does the I/O and
 /// the waiting, and a unit test drives it with synthetic inputs and a clock moved by hand.
 struct Switcher {
     /// What the switcher plays besides the input it starts with.
@@ -18,7 +18,7 @@ struct Switcher {
         var pacing: PushConfig.Pacing = .realTime
         var looping: PushConfig.Looping = .once
         /// What plays instead of the input while paused with an image.
-        var slate: (any MediaSource)?
+        var slate: (any MediaInput)?
         /// What follows the first input (a playout timeline); nil: the input, looped as configured.
         var sequence: (any InputSequence)?
         /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
@@ -33,7 +33,7 @@ struct Switcher {
     let setup: Setup
     let timeSource: any MonotonicClock
 
-    var input: any MediaSource
+    var input: any MediaInput
     /// While a break plays: the main input, read on underneath.
     var background: BreakBackground?
     /// Sound of the main input at or past the start of the next break, held until its
@@ -41,7 +41,7 @@ struct Switcher {
     /// goes out after all).
     var heldBack: [MediaPacket] = []
     /// The main input, while the slate plays.
-    var suspended: (any MediaSource)?
+    var suspended: (any MediaInput)?
     /// Packets of the input that went off air, stamped before the switch: sent first.
     var leftover: [MediaPacket] = []
     /// What an input produced past the switch point, by input: replayed when it is back.
@@ -81,7 +81,7 @@ struct Switcher {
 
     /// `input` goes on air from its start; `info` is what the outputs announced (its codec
     /// configurations are the ones already sent).
-    init(input: any MediaSource, info: StreamInfo, setup: Setup, clock timeSource: any MonotonicClock) {
+    init(input: any MediaInput, info: StreamInfo, setup: Setup, clock timeSource: any MonotonicClock) {
         self.setup = setup
         self.timeSource = timeSource
         self.input = input
@@ -225,7 +225,7 @@ struct Switcher {
 
     /// Puts `next` on air from the next packet on: from its start (a new input, a loop), or
     /// from wherever it stands (`fromStart: false`: back from the slate).
-    mutating func switchTo(_ next: any MediaSource, fromStart: Bool) {
+    mutating func switchTo(_ next: any MediaInput, fromStart: Bool) {
         input = next
         replay = held.removeValue(forKey: ObjectIdentifier(next)) ?? []
         clock.beginSegment(start: fromStart ? next.start : nil)

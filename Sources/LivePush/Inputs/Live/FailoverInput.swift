@@ -12,7 +12,7 @@ import Synchronization
 /// Slots fall due in real time from the first one taken, and each waits for its due time: the
 /// pace is the feed's arrival, in `--fast` mode as well (a live feed cannot be read faster
 /// than it comes). Runs on a producer thread of its own (``readsWithoutWaiting`` is false).
-final class FailoverInput: MediaSource, @unchecked Sendable {
+final class FailoverInput: MediaInput, @unchecked Sendable {
     let info: StreamInfo
     private let encoder: RawFrameEncoder
     /// The push's raw-frame stages: the detector and the filters see every picture sent.

@@ -1,6 +1,6 @@
 /// A control sent down into a running push. The producer thread takes each one between two
 /// packets, in the order they were sent; nothing is shared with it beyond this queue.
-enum SessionCommand: Sendable {
+enum EngineCommand: Sendable {
     /// Stop sending media; the connection stays. Output time stops with the wall clock.
     case pause
     /// Continue after ``pause``, on a keyframe, with continuous timestamps.
@@ -28,7 +28,7 @@ enum SessionCommand: Sendable {
     case keyframeRequested(output: Int)
 }
 
-extension SessionCommand {
+extension EngineCommand {
     /// The command as the ``Switcher`` takes it, when it changes what is on air. (A keyframe
     /// request goes to the output's own encode first: the producer decides.)
     var switchCommand: SwitchCommand? {

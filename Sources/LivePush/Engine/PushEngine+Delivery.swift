@@ -1,6 +1,6 @@
 /// The producer's side of the outputs: whether they have room for a stamped packet
 /// (back-pressure; when it is due, the ``Switcher`` says), and handing it, its sequence header and the cues due by it to every output and the recording.
-extension PushSession {
+extension PushEngine {
     /// Sends cues (the switcher says which are due): as data messages (``PushConfig/cueFormat``)
     /// to RTMP outputs and the recording, as SCTE-35 sections in the stream to SRT outputs.
     func deliverCues(_ cues: [AdCue]) {

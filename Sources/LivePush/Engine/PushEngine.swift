@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// The producer meets each output only in that output's lock, so a slow or dead destination
 /// never stalls the source beyond its own queue's policy, nor the other destinations.
-final class PushSession: @unchecked Sendable {
+final class PushEngine: @unchecked Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
         /// The push as a whole, in an output's terms (with one output: what that output says).
@@ -27,7 +27,7 @@ final class PushSession: @unchecked Sendable {
     let recorder: FLVRecorder?
     let signal: @Sendable (Signal) -> Void
     /// What the producer plays instead of the input while paused with an image.
-    let slate: UncheckedTransfer<any MediaSource>?
+    let slate: UncheckedTransfer<any MediaInput>?
     /// What follows the first input (a playout timeline); nil: the input, looped as configured.
     let sequence: (any InputSequence)?
     /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
@@ -48,8 +48,8 @@ final class PushSession: @unchecked Sendable {
     // Guarded by `lock`.
     var outputStates: OutputSetStateMachine
     var stopRequested = false
-    /// Sent by the app's threads, taken by the producer (``SessionCommand``).
-    var commands: [SessionCommand] = []
+    /// Sent by the app's threads, taken by the producer (``EngineCommand``).
+    var commands: [EngineCommand] = []
     var loopsCompleted = 0
     /// The output clock's sound end minus its pictures' end (µs), as the producer last saw it.
     var avOffset: Int64 = 0
@@ -62,7 +62,7 @@ final class PushSession: @unchecked Sendable {
     private var startedAt: Int64 = 0
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, stages: UncheckedTransfer<FrameStages>, recorder: FLVRecorder? = nil,
-         slate: UncheckedTransfer<any MediaSource>? = nil, sequence: (any InputSequence)? = nil,
+         slate: UncheckedTransfer<any MediaInput>? = nil, sequence: (any InputSequence)? = nil,
          breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, opus: OpusStage? = nil,
          signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
@@ -87,7 +87,7 @@ final class PushSession: @unchecked Sendable {
         outputStates = OutputSetStateMachine(count: urls.count,
                                              holdingTheStart: Set(urls.indices.filter { OutputNeeds(kind: urls[$0].scheme).holdsTheStart }))
         var outputs: [PushOutput] = []
-        let forward = WeakSession()
+        let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
             var announced = info
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
@@ -108,7 +108,7 @@ final class PushSession: @unchecked Sendable {
     /// A live input's figures, for ``PushStats/input``; set once before `start`.
     var liveInputStats: (@Sendable () -> LiveInputStats)?
 
-    func start(source: UncheckedTransfer<any MediaSource>) {
+    func start(source: UncheckedTransfer<any MediaInput>) {
         startedAt = monotonicMicroseconds()
         // A file's breaks are resolved while the outputs connect; the producer starts when both are done.
         breaks?.director.resolveUpFront { [weak self] in self?.wakeWaitingProducer() }
@@ -145,9 +145,9 @@ final class PushSession: @unchecked Sendable {
         outputs.first?.updateURL(newURL)
     }
 
-    /// Queues a command for the producer (see ``SessionCommand``): the one way a control
+    /// Queues a command for the producer (see ``EngineCommand``): the one way a control
     /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
-    func send(_ command: SessionCommand) {
+    func send(_ command: EngineCommand) {
         lock.withLock {
             commands.append(command)
             lock.broadcast()
@@ -221,14 +221,14 @@ final class PushSession: @unchecked Sendable {
 }
 
 /// Lets the outputs' signal closures reach their session without keeping it alive.
-private final class WeakSession: Sendable {
+private final class WeakEngine: Sendable {
     private struct Reference {
-        weak var session: PushSession?
+        weak var session: PushEngine?
     }
 
     private let reference = Mutex(Reference())
 
-    var session: PushSession? {
+    var session: PushEngine? {
         get { reference.withLock { $0.session } }
         set { reference.withLock { $0.session = newValue } }
     }

@@ -4,7 +4,7 @@
 /// (until a packet is due, for room, for a command), and applies the commands the app sent,
 /// passing the switching ones on (pause, slate, skip, blackouts) and applying the others
 /// itself (filters, the detector, adaptive bitrate).
-extension PushSession {
+extension PushEngine {
     /// What the producer needs before its next step (``step(_:)``); its driver does the waiting.
     enum Step {
         /// Step again at once.
@@ -23,7 +23,7 @@ extension PushSession {
     static let nextInputWait = MediaTime.milliseconds(100)
 
     /// Puts `source` on air once the outputs allow it; nil when the push stopped first.
-    func prepareProducer(_ source: any MediaSource) -> Switcher? {
+    func prepareProducer(_ source: any MediaInput) -> Switcher? {
         guard lock.withLock({ !stopRequested && outputStates.anyPublishing }) else { return nil }
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: slate?.value,
                                    sequence: sequence, breaks: breaks,
@@ -95,7 +95,7 @@ extension PushSession {
 
     /// Takes the queued commands and acts on them; false on stop.
     private func applyCommands(_ switcher: inout Switcher) throws(LivePushError) -> Bool {
-        let (taken, stopped) = lock.withLock { () -> ([SessionCommand], Bool) in
+        let (taken, stopped) = lock.withLock { () -> ([EngineCommand], Bool) in
             defer { commands.removeAll() }
             avOffset = switcher.avOffset
             lateness = switcher.pacing.lateness

@@ -1,12 +1,12 @@
-/// Who runs the producer's steps (``PushSession/step(_:)``).
+/// Who runs the producer's steps (``PushEngine/step(_:)``).
 ///
 /// An input that can block on its own (a pipe, standard input, frames or packets an app hands
 /// in) and every `--fast` push get a thread of their own, which sleeps in the session's lock
 /// between steps. A real-time push from files (and playout schedules of files) only waits for
 /// its packets to fall due: it runs on the shared ``PacingScheduler``, so that hundreds of
 /// channels cost a few threads rather than one each.
-extension PushSession {
-    func startProducer(_ source: UncheckedTransfer<any MediaSource>) {
+extension PushEngine {
+    func startProducer(_ source: UncheckedTransfer<any MediaInput>) {
         if config.pacing == .realTime && source.value.readsWithoutWaiting && !(sequence?.inputsMayWait ?? false) {
             let job = ScheduledProducer(session: self, source: source)
             lock.withLock { scheduledProducer = job }
@@ -17,7 +17,7 @@ extension PushSession {
         }
     }
 
-    private func runProducerThread(_ source: any MediaSource) {
+    private func runProducerThread(_ source: any MediaInput) {
         lock.withLock {
             while !startsProducing { lock.wait() }
         }

@@ -1,12 +1,12 @@
 import CFFmpeg
 
-/// A ``MediaSource`` over a local file: a demuxer plus one processor (copy or transcode) for
-/// the first video and the first audio stream. Created by ``MediaSourceFactory``.
+/// A ``MediaInput`` over a local file: a demuxer plus one processor (copy or transcode) for
+/// the first video and the first audio stream. Created by ``MediaInputFactory``.
 ///
 /// Timestamps stay on the file's own timeline (microseconds); ``start`` says where it begins,
 /// and the push's ``OutputClock`` puts it on the output timeline. The first packets of each
 /// (re)start are handed out in decode-time order across the tracks.
-final class FileMediaSource: MediaSource {
+final class FileInput: MediaInput {
     private(set) var info: StreamInfo
     private var demuxer: FFDemuxer
     private var video: (any VideoPacketProcessor)?

@@ -1,6 +1,6 @@
 import CFFmpeg
 
-/// Opens media files as ``MediaSource``s.
+/// Opens media files as ``MediaInput``s.
 ///
 /// Copy or transcode is decided per track: video already in the codec asked for
 /// (``MediaSourceOptions/videoCodec``, H.264 by default; with `.copy` H.264, HEVC, AV1 or VP9)
@@ -11,13 +11,13 @@ import CFFmpeg
 ///
 /// Only the first video stream (attached pictures such as cover art are ignored) and the
 /// first audio stream are used.
-public enum MediaSourceFactory {
+public enum MediaInputFactory {
     /// Opens a media file as a source; throws for a missing file, not media, or no usable stream.
-    public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaSource {
+    public static func open(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) -> any MediaInput {
         try open(path: path, options: options, stages: FrameStages())
     }
 
-    static func open(path: String, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) -> any MediaSource {
+    static func open(path: String, options: MediaSourceOptions, stages: FrameStages) throws(LivePushError) -> any MediaInput {
         let demuxer = try FFDemuxer(path: path)
         if let start = options.startTime, start > 0, !demuxer.seek(toMicros: start) {
             throw LivePushError(.mediaReadFailed, "\(path): cannot seek to \(Double(start) / 1_000_000) s")
@@ -53,6 +53,6 @@ public enum MediaSourceFactory {
         } else if mixing && video != nil {
             audio = try GeneratedAudioProcessor(options: options, mixer: stages.mixer)
         }
-        return try FileMediaSource(demuxer: demuxer, video: video, audio: audio)
+        return try FileInput(demuxer: demuxer, video: video, audio: audio)
     }
 }
