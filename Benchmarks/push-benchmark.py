@@ -417,6 +417,24 @@ def resolve(binary):
     return shutil.which(binary)
 
 
+def encode_comparison_setup(doc, argv):
+    """The arguments and tools of a benchmark that encodes beside ffmpeg (transcode, renditions):
+    (args, ffmpeg, ffprobe, livepush), with a release livepush required."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--livepush", default=os.path.join(REPO, ".build", "release", "livepush"))
+    p.add_argument("--ffmpeg", default="ffmpeg")
+    p.add_argument("--ffprobe", default="ffprobe")
+    p.add_argument("--nginx", default=DEFAULT_NGINX)
+    p.add_argument("--rtmp-module", default=DEFAULT_RTMP_MODULE)
+    p.add_argument("--duration", type=float, default=20.0, help="seconds of 1280x720p30 input (default 20)")
+    p.add_argument("--runs", type=int, default=3, help="runs per tool, alternating (default 3)")
+    args = p.parse_args(argv)
+    ffmpeg, ffprobe, livepush = resolve(args.ffmpeg), resolve(args.ffprobe), resolve(args.livepush)
+    if ffmpeg is None or livepush is None:
+        raise BenchError("need ffmpeg and a release livepush (swift build -c release): %s" % args.livepush)
+    return args, ffmpeg, ffprobe, livepush
+
+
 def main(argv):
     args = parse_args(argv)
     tools = ["livepush", "ffmpeg"] if args.only is None else [args.only]

@@ -15,7 +15,6 @@ once and scales the decoded pictures for the second encode; a pipeline that deco
 Reuses push-benchmark.py's nginx and measurement. Stdlib only.
 """
 
-import argparse
 import importlib.util
 import os
 import subprocess
@@ -65,19 +64,7 @@ def commands(tool, livepush, ffmpeg, src, urls):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--livepush", default=os.path.join(pb.REPO, ".build", "release", "livepush"))
-    p.add_argument("--ffmpeg", default="ffmpeg")
-    p.add_argument("--ffprobe", default="ffprobe")
-    p.add_argument("--nginx", default=pb.DEFAULT_NGINX)
-    p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
-    p.add_argument("--duration", type=float, default=20.0, help="seconds of 1280x720p30 input (default 20)")
-    p.add_argument("--runs", type=int, default=3, help="runs per tool, alternating (default 3)")
-    args = p.parse_args(argv)
-
-    ffmpeg, ffprobe, livepush = pb.resolve(args.ffmpeg), pb.resolve(args.ffprobe), pb.resolve(args.livepush)
-    if ffmpeg is None or livepush is None:
-        raise pb.BenchError("need ffmpeg and a release livepush (swift build -c release): %s" % args.livepush)
+    args, ffmpeg, ffprobe, livepush = pb.encode_comparison_setup(__doc__, argv)
     src = hevc_input(ffmpeg, args.duration)
     tools = ["livepush", "ffmpeg"]
     log_dir = os.path.join(pb.WORK, "logs", "renditions-" + time.strftime("%Y%m%d-%H%M%S"))

@@ -10,7 +10,6 @@ cores); the beauty filter costs <= 15% over the unfiltered run (for scale, ffmpe
 Reuses push-benchmark.py's input generation, nginx and measurement. Stdlib only.
 """
 
-import argparse
 import importlib.util
 import os
 import time
@@ -46,19 +45,7 @@ def commands(tool, livepush, ffmpeg, src, url):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--livepush", default=os.path.join(pb.REPO, ".build", "release", "livepush"))
-    p.add_argument("--ffmpeg", default="ffmpeg")
-    p.add_argument("--ffprobe", default="ffprobe")
-    p.add_argument("--nginx", default=pb.DEFAULT_NGINX)
-    p.add_argument("--rtmp-module", default=pb.DEFAULT_RTMP_MODULE)
-    p.add_argument("--duration", type=float, default=20.0, help="seconds of 1280x720p30 input (default 20)")
-    p.add_argument("--runs", type=int, default=3, help="runs per tool, alternating (default 3)")
-    args = p.parse_args(argv)
-
-    ffmpeg, ffprobe, livepush = pb.resolve(args.ffmpeg), pb.resolve(args.ffprobe), pb.resolve(args.livepush)
-    if ffmpeg is None or livepush is None:
-        raise pb.BenchError("need ffmpeg and a release livepush (swift build -c release): %s" % args.livepush)
+    args, ffmpeg, ffprobe, livepush = pb.encode_comparison_setup(__doc__, argv)
     src = pb.generate_input(ffmpeg, args.duration)
     frames = int(round(args.duration * FPS))
     tools = ["livepush", "ffmpeg", "livepush+beauty", "ffmpeg+hqdn3d,eq"]

@@ -149,12 +149,7 @@ final class RenditionTests: XCTestCase {
             XCTAssertEqual(decoded[stream]?.frames.count, 200, stream)
         }
         let input = try XCTUnwrap(decoded["input"]), small = try XCTUnwrap(decoded["small"])
-        var worst = 0.0
-        for index in 0..<min(input.frames.count, small.frames.count) {
-            let difference = zip(input.frames[index], small.frames[index]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-            worst = max(worst, Double(difference) / Double(input.frames[index].count))
-        }
-        XCTAssertLessThan(worst, 12, "each rendition frame is the input's picture at its place (mean luma difference, worst frame)")
+        XCTAssertLessThan(small.worstMeanDifference(from: input), 12, "each rendition frame is the input's picture at its place (mean luma difference, worst frame)")
     }
 
     /// The boundary between pictures taken from the input and pictures decoded: a transcoded
@@ -201,12 +196,7 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(run.stats.pipeline.picturesUnmatched, 0, "every picture the input kept found its packet")
         XCTAssertEqual(run.stats.renditions.map(\.framesEncoded), [100 + still])
         XCTAssertEqual(small.frames.count, main.frames.count, "the rendition decodes whole")
-        var worst = 0.0
-        for index in 0..<min(main.frames.count, small.frames.count) {
-            let difference = zip(main.frames[index], small.frames[index]).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-            worst = max(worst, Double(difference) / Double(main.frames[index].count))
-        }
-        XCTAssertLessThan(worst, 12, "each rendition frame is the main output's picture at its place")
+        XCTAssertLessThan(small.worstMeanDifference(from: main), 12, "each rendition frame is the main output's picture at its place")
     }
 
     /// The copy output's path stalls (2 Mbit/s into a peer that stops reading after 1 s): it

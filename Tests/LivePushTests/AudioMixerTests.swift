@@ -71,18 +71,7 @@ final class AudioMixerTests: XCTestCase {
 
     /// A 16-bit stereo WAV at 48 kHz holding one constant value.
     private func constantWAV(value: Int16, seconds: Double) throws -> String {
-        let samples = Int(seconds * 48_000)
-        var data = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + samples * 4)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16); u16(1); u16(2); u32(48_000); u32(48_000 * 4); u16(4); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(UInt32(samples * 4))
-        for _ in 0..<(samples * 2) { u16(UInt16(bitPattern: value)) }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-mixer-\(UUID().uuidString).wav")
-        try data.write(to: url)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url.path
+        try StereoWAV.write(samples: Int(seconds * 48_000), prefix: "livepush-mixer", in: self) { _ in (value, value) }
     }
 
     func testWithNothingToMixTheFrameIsLeftAlone() throws {

@@ -11,21 +11,10 @@ final class AudioStreamPlayerTests: XCTestCase {
 
     /// A 16-bit stereo WAV at 48 kHz counting its samples (see ``period``).
     private func countingWAV(samples: Int) throws -> String {
-        var data = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + samples * 4)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16); u16(1); u16(2); u32(48_000); u32(48_000 * 4); u16(4); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(UInt32(samples * 4))
-        for n in 0..<samples {
+        try StereoWAV.write(samples: samples, prefix: "livepush-player", in: self) { n in
             let value = Int16(n % Self.period)
-            u16(UInt16(bitPattern: value))
-            u16(UInt16(bitPattern: -value))
+            return (value, -value)
         }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("livepush-player-\(UUID().uuidString).wav")
-        try data.write(to: url)
-        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url.path
     }
 
     /// Mixes `total` samples in frames of `frameSize` as fast as it can (a local source is

@@ -21,6 +21,17 @@ struct DecodedVideo {
         return DecodedVideo(width: width, height: height, frames: frames)
     }
 
+    /// The worst, over the frames both have at the same place, of the mean absolute luma
+    /// difference between this recording's frame and `other`'s (0 to 255).
+    func worstMeanDifference(from other: DecodedVideo) -> Double {
+        var worst = 0.0
+        for (mine, theirs) in zip(frames, other.frames) {
+            let difference = zip(mine, theirs).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            worst = max(worst, Double(difference) / Double(mine.count))
+        }
+        return worst
+    }
+
     /// Mean luma of the rectangle in frame `index`.
     func mean(_ index: Int, x: Int, y: Int, w: Int, h: Int) -> Double {
         var sum = 0
