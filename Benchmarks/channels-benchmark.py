@@ -6,7 +6,7 @@ channels (a 320x240, ~300 kbit/s file) to one nginx-rtmp, beside as many `ffmpeg
 against the wall clock, from /metrics), and how many channels /metrics reports pushing.
 
 Stdlib only. Builds nothing: point --livepush at a release build
-(`swift build -c release --scratch-path .build-release`). See Benchmarks/README.md.
+(`swift build -c release`, exactly as the README builds). See Benchmarks/README.md.
 """
 
 import importlib.util
@@ -256,7 +256,7 @@ def run_ffmpeg(args, media, nginx, processes, run_dir):
 
 
 def main(argv):
-    p = pb.tool_arguments(__doc__, os.path.join(REPO, ".build-release", "release", "livepush"))
+    p = pb.tool_arguments(__doc__, os.path.join(REPO, ".build", "release", "livepush"))
     p.add_argument("--channels", type=int, default=200, help="channels in the big livepush run (default 200)")
     p.add_argument("--ffmpeg-processes", type=int, default=50, help="ffmpeg processes side by side (default 50)")
     p.add_argument("--seconds", type=int, default=60, help="measured window per run (default 60)")
