@@ -60,11 +60,13 @@ final class FrameInputTests: NginxTestCase {
         thread.start()
     }
 
-    private func push(_ input: FrameInput, stream: String, pacing: PushConfig.Pacing) async throws -> FFProbe {
+    private func push(_ input: FrameInput, stream: String, pacing: PushConfig.Pacing,
+                      filters: [any VideoFilter] = []) async throws -> FFProbe {
         var config = PushConfig()
         config.pacing = pacing
         config.statsInterval = .zero
         let pusher = LivePusher(config: config)
+        for filter in filters { try pusher.addFilter(filter) }
         let events = pusher.events()
         try pusher.start(source: input, url: server.url(stream: stream))
         let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(40))
@@ -91,6 +93,23 @@ final class FrameInputTests: NginxTestCase {
         XCTAssertEqual(steps.min() ?? 0, 0.04, accuracy: 0.0015)
         XCTAssertEqual(steps.max() ?? 0, 0.04, accuracy: 0.0015, "25 fps throughout")
         XCTAssertEqual(Double(probe.audioPackets.count * 1024) / Double(Self.sampleRate), 4.0, accuracy: 0.1)
+    }
+
+    /// The app's frames go through the push's filters, as a file's decoded pictures do: a
+    /// counting filter sees every frame, and every picture nginx recorded shows the
+    /// checkerboard a second filter painted.
+    func testTheAppsFramesGoThroughTheFilters() async throws {
+        let input = try FrameInput(video: .init(width: 320, height: 240, frameRate: 25),
+                                   audio: .init(sampleRate: Self.sampleRate, channels: 2))
+        Self.feed(input, seconds: 4, realTime: false)
+        let counter = FrameCounterFilter()
+        let probe = try await push(input, stream: "filtered", pacing: .asFastAsPossible, filters: [counter, CheckerboardFilter()])
+        XCTAssertEqual(probe.videoPackets.count, 100, "every frame")
+        XCTAssertEqual(counter.seen, 100, "the filter saw every frame the app sent")
+        let video = try DecodedVideo.luma(try await server.awaitRecording(stream: "filtered"), width: 320, height: 240)
+        XCTAssertEqual(video.frames.count, 100)
+        let painted = video.frames.indices.filter { CheckerboardFilter.isVisible(in: video, frame: $0) }.count
+        XCTAssertEqual(painted, 100, "the checkerboard is in every recorded picture")
     }
 
     func testStampedOnArrivalFollowsTheWallClock() async throws {

@@ -111,3 +111,9 @@ public final class FrameInput: MediaInput, @unchecked Sendable {
         throw LivePushError(.invalidState, "frames handed in by the app cannot be looped")
     }
 }
+
+extension FrameInput: TakesFrameStages {
+    func attach(_ stages: FrameStages) {
+        encoder.stages = stages
+    }
+}

@@ -14,10 +14,15 @@ final class RawFrameEncoder {
     private var flushed = false
     /// The next video frame is encoded as a keyframe.
     var forceKeyframe = false
+    /// The push's detector and filters, when the pictures are the app's (``TakesFrameStages``);
+    /// nil for a still, which shows what it was given.
+    var stages: FrameStages?
+    private let frameRate: Double
 
     init(video: FrameInput.VideoFormat?, audio: FrameInput.AudioFormat?, options: MediaSourceOptions,
          mixer: AudioMixer? = nil) throws(LivePushError) {
         guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a frame input needs video or audio") }
+        frameRate = video?.frameRate ?? 0
         var videoTrack: VideoTrackInfo?
         if let video {
             let settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate,
@@ -77,6 +82,8 @@ final class RawFrameEncoder {
 
     private func encode(_ frame: VideoFrame) throws(LivePushError) {
         guard let videoEncoder else { return }
+        var frame = frame
+        stages?.process(&frame, frameRate: frameRate)
         var out: [MediaPacket] = []
         try videoEncoder.encode(frame, keyframe: forceKeyframe, into: &out)
         forceKeyframe = false

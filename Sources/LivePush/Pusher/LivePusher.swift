@@ -143,7 +143,10 @@ public final class LivePusher: Sendable {
     /// Simulcast from any ``MediaInput`` (see ``start(file:urls:)``).
     public func start(source: any MediaInput, urls: [String]) throws(LivePushError) {
         try checkCanStart()
-        try start(source: UncheckedTransfer(value: source), stages: makeStages(), urls: Self.parse(urls))
+        let stages = makeStages()
+        // The app's own pictures see the detector and the filters, as a file's do.
+        (source as? any TakesFrameStages)?.attach(stages)
+        try start(source: UncheckedTransfer(value: source), stages: stages, urls: Self.parse(urls))
     }
 
     static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
