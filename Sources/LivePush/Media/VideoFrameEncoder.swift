@@ -37,28 +37,17 @@ final class VideoFrameEncoder {
         var frame = picture.storage.frame
         let scaled = !scaler.fits(frame)
         if scaled { frame = try scaler.scale(frame) }
-        if awaiting != nil {
-            // The scaler's picture is held by reference: its next scale writes a fresh buffer.
-            let kept = scaled ? try VideoFrame(referencing: frame, timestamp: picture.timestamp) : picture
-            if let kept { awaiting?.add(kept, at: picture.timestamp) }
-        }
+        try awaiting?.keep(picture, scaled: scaled ? frame : nil, at: picture.timestamp)
         let firstNew = out.count
         try encoder.encode(frame, timestamp: picture.timestamp, keyframe: keyframe, into: &out)
-        attachPictures(to: &out, from: firstNew)
+        awaiting?.attach(to: &out, from: firstNew)
     }
 
     /// What the encoder still holds.
     func finish(into out: inout [MediaPacket]) throws(LivePushError) {
         let firstNew = out.count
         try encoder.finish(into: &out)
-        attachPictures(to: &out, from: firstNew)
+        awaiting?.attach(to: &out, from: firstNew)
         awaiting?.discardAll()
-    }
-
-    private func attachPictures(to out: inout [MediaPacket], from first: Int) {
-        guard awaiting != nil else { return }
-        for index in first..<out.count where out[index].isVideoFrame {
-            out[index].picture = awaiting?.take(at: out[index].pts)
-        }
     }
 }

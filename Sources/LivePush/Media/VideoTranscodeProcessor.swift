@@ -182,12 +182,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         let scaled = !scaler.fits(picture)
         if scaled { picture = try scaler.scale(picture) }
         let firstNew = out.count
-        if awaiting != nil {
-            // The scaler's picture is held by reference: its next scale takes a fresh buffer.
-            var kept = scaled ? try VideoFrame(referencing: picture, timestamp: time) : frame
-            kept?.timestamp = time
-            if let kept { awaiting?.add(kept, at: time) }
-        }
+        try awaiting?.keep(frame, scaled: scaled ? picture : nil, at: time)
         try encoder.encode(picture, timestamp: time, keyframe: keyframe, into: &out)
         attachPictures(to: &out, from: firstNew)
         framesThisCall += 1
@@ -210,10 +205,7 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
 
     /// Hands the packets the encoder returned (from `first` on) the pictures they were encoded from.
     private func attachPictures(to out: inout [MediaPacket], from first: Int) {
-        guard awaiting != nil else { return }
-        for index in first..<out.count where out[index].isVideoFrame {
-            out[index].picture = awaiting?.take(at: out[index].pts)
-        }
+        awaiting?.attach(to: &out, from: first)
         countUnmatched()
     }
 
