@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Synchronization
 
 /// A thread that serves the published connections of many outputs: it writes only what a
@@ -14,7 +13,7 @@ import Synchronization
 /// `PushOutput+Connecting.swift`).
 final class SendLoop: @unchecked Sendable {
     /// One loop per core, two at least, shared by every push in the process.
-    static let pool: [SendLoop] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { SendLoop(index: $0) }
+    static let pool: [SendLoop] = (0..<WorkerThread.onePerCore).map { SendLoop(index: $0) }
     private static let nextIndex = Atomic<Int>(0)
 
     /// The loop for a new connection: in turn, so that outputs spread over the loops.

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HeapModule
 
 /// A few threads for blocking work (librtmp's connect and handshake, libavformat's open, a
@@ -30,8 +29,7 @@ final class ConnectionWorkers: @unchecked Sendable {
     static let recording = ConnectionWorkers(maximumThreads: 2, name: "livepush.record")
     /// Detectors (``DetectorTap``): a job per detector with a frame waiting. Detection is the
     /// app's CPU work, so one thread per core (two at least).
-    static let detecting = ConnectionWorkers(maximumThreads: max(2, ProcessInfo.processInfo.activeProcessorCount),
-                                             name: "livepush.detect")
+    static let detecting = ConnectionWorkers(maximumThreads: WorkerThread.onePerCore, name: "livepush.detect")
     /// Decoding local music and effects (``AudioStreamPlayer``) into their rings, far faster
     /// than real time: a job fills a ring and returns.
     static let decodingAudio = ConnectionWorkers(maximumThreads: 2, name: "livepush.audio")

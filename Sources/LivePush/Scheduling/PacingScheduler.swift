@@ -1,4 +1,3 @@
-import FoundationEssentials
 import HeapModule
 
 /// A few shared threads that run many timed jobs: the producers of real-time pushes, which
@@ -12,7 +11,7 @@ import HeapModule
 /// thread keep their pacing.
 final class PacingScheduler: @unchecked Sendable {
     /// Shared by every push in the process: one thread per core, two at least.
-    static let shared = PacingScheduler(threads: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    static let shared = PacingScheduler(threads: WorkerThread.onePerCore)
 
     /// Jobs due within this long (µs) of the one that woke a thread run in the same wake-up.
     /// Hundreds of producers fall due at scattered instants; a thread that woke for each would

@@ -1,4 +1,5 @@
 import Dispatch
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,6 +7,10 @@ import Glibc
 /// Starts a named OS thread for blocking work (demuxing, librtmp I/O). Every thread LivePush
 /// starts itself is one of these, named `livepush.<role>` (see the thread budget, Threads in docs/how-it-works.md).
 enum WorkerThread {
+    /// The size of a pool whose threads do CPU work or wait on time (pacing, sending,
+    /// detecting): one per core, two at least, so that one busy turn never holds up the rest.
+    static let onePerCore = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
     private final class Box {
         let name: String
         let body: () -> Void
