@@ -435,6 +435,43 @@ def encode_comparison_setup(doc, argv):
     return args, ffmpeg, ffprobe, livepush
 
 
+def run_encode_comparison(name, title, encode_line, args, ffprobe, src, tools, streams_of, command_of):
+    """Starts nginx, prints the benchmark's head, then runs the tools in turn, round after round
+    (`args.runs`): each run publishes the fresh streams `streams_of(counter)` with the command
+    `command_of(tool, urls)`, and counts as published when nginx saw every one. Returns the runs."""
+    log_dir = os.path.join(WORK, "logs", name + "-" + time.strftime("%Y%m%d-%H%M%S"))
+    nginx = Nginx(args.nginx, args.rtmp_module)
+    runs = []
+    try:
+        nginx.start()
+        print("\n".join([
+            title,
+            "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
+            "host:      %d CPUs" % (os.cpu_count() or 0),
+            "input:     %s" % os.path.relpath(src, REPO),
+            "           %s" % describe_input(ffprobe, src),
+            "encode:    %s" % encode_line,
+            "server:    nginx-rtmp on 127.0.0.1:%d" % nginx.port,
+        ]), flush=True)
+        counter = 0
+        for i in range(1, args.runs + 1):
+            for tool in tools:
+                counter += 1
+                streams = streams_of(counter)
+                run = Run(name, tool.replace(",", "_"), i, streams[0], command_of(tool, [nginx.url(s) for s in streams]))
+                run.tool = tool
+                log("run %d/%d %s ..." % (i, args.runs, tool))
+                measure(run, 10 * args.duration + 60, log_dir)
+                log_text = nginx.log_text()
+                run.published = all(("publish: name='%s'" % s) in log_text for s in streams)
+                if not run.ok:
+                    log("  FAILED: %s\n%s" % (" ".join(run.cmd), run.stderr_tail))
+                runs.append(run)
+    finally:
+        nginx.cleanup()
+    return runs
+
+
 def main(argv):
     args = parse_args(argv)
     tools = ["livepush", "ffmpeg"] if args.only is None else [args.only]

@@ -18,7 +18,6 @@ Reuses push-benchmark.py's nginx and measurement. Stdlib only.
 import importlib.util
 import os
 import subprocess
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("push_benchmark", os.path.join(HERE, "push-benchmark.py"))
@@ -67,36 +66,11 @@ def main(argv):
     args, ffmpeg, ffprobe, livepush = pb.encode_comparison_setup(__doc__, argv)
     src = hevc_input(ffmpeg, args.duration)
     tools = ["livepush", "ffmpeg"]
-    log_dir = os.path.join(pb.WORK, "logs", "renditions-" + time.strftime("%Y%m%d-%H%M%S"))
-    nginx = pb.Nginx(args.nginx, args.rtmp_module)
-    runs = []
-    try:
-        nginx.start()
-        print("\n".join([
-            "LivePush renditions benchmark",
-            "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
-            "host:      %d CPUs" % (os.cpu_count() or 0),
-            "input:     %s" % os.path.relpath(src, pb.REPO),
-            "           %s" % pb.describe_input(ffprobe, src),
-            "encode:    H.264 libx264 veryfast, 1280x720 at 2500 kbit/s + 640x360 at 800 kbit/s, GOP %d s, AAC 128k" % GOP_SECONDS,
-            "server:    nginx-rtmp on 127.0.0.1:%d" % nginx.port,
-        ]), flush=True)
-        counter = 0
-        for i in range(1, args.runs + 1):
-            for tool in tools:
-                counter += 1
-                streams = ["renditions-%d-720p" % counter, "renditions-%d-360p" % counter]
-                run = pb.Run("renditions", tool, i, streams[0],
-                             commands(tool, livepush, ffmpeg, src, [nginx.url(s) for s in streams]))
-                pb.log("run %d/%d %s ..." % (i, args.runs, tool))
-                pb.measure(run, 10 * args.duration + 60, log_dir)
-                log_text = nginx.log_text()
-                run.published = all(("publish: name='%s'" % s) in log_text for s in streams)
-                if not run.ok:
-                    pb.log("  FAILED: %s\n%s" % (" ".join(run.cmd), run.stderr_tail))
-                runs.append(run)
-    finally:
-        nginx.cleanup()
+    runs = pb.run_encode_comparison(
+        "renditions", "LivePush renditions benchmark",
+        "H.264 libx264 veryfast, 1280x720 at 2500 kbit/s + 640x360 at 800 kbit/s, GOP %d s, AAC 128k" % GOP_SECONDS,
+        args, ffprobe, src, tools, lambda counter: ["renditions-%d-720p" % counter, "renditions-%d-360p" % counter],
+        lambda tool, urls: commands(tool, livepush, ffmpeg, src, urls))
 
     med = {}
     lines = ["", "%-18s %4s %8s %8s %9s" % ("median (ok runs)", "n", "wall s", "cpu s", "RSS MiB"), "-" * 52]

@@ -12,7 +12,6 @@ Reuses push-benchmark.py's input generation, nginx and measurement. Stdlib only.
 
 import importlib.util
 import os
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("push_benchmark", os.path.join(HERE, "push-benchmark.py"))
@@ -49,35 +48,11 @@ def main(argv):
     src = pb.generate_input(ffmpeg, args.duration)
     frames = int(round(args.duration * FPS))
     tools = ["livepush", "ffmpeg", "livepush+beauty", "ffmpeg+hqdn3d,eq"]
-    log_dir = os.path.join(pb.WORK, "logs", "transcode-" + time.strftime("%Y%m%d-%H%M%S"))
-    nginx = pb.Nginx(args.nginx, args.rtmp_module)
-    runs = []
-    try:
-        nginx.start()
-        print("\n".join([
-            "LivePush transcode benchmark",
-            "date:      %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"),
-            "host:      %d CPUs" % (os.cpu_count() or 0),
-            "input:     %s" % os.path.relpath(src, pb.REPO),
-            "           %s" % pb.describe_input(ffprobe, src),
-            "encode:    H.264 libx264 veryfast zerolatency, %d kbit/s CBR-ish, GOP %d s, AAC 128k" % (BITRATE_KBPS, GOP_SECONDS),
-            "server:    nginx-rtmp on 127.0.0.1:%d" % nginx.port,
-        ]), flush=True)
-        counter = 0
-        for i in range(1, args.runs + 1):
-            for tool in tools:
-                counter += 1
-                stream = "transcode-%d" % counter
-                run = pb.Run("transcode", tool.replace(",", "_"), i, stream, commands(tool, livepush, ffmpeg, src, nginx.url(stream)))
-                run.tool = tool
-                pb.log("run %d/%d %s ..." % (i, args.runs, tool))
-                pb.measure(run, 10 * args.duration + 60, log_dir)
-                run.published = ("publish: name='%s'" % stream) in nginx.log_text()
-                if not run.ok:
-                    pb.log("  FAILED: %s\n%s" % (" ".join(run.cmd), run.stderr_tail))
-                runs.append(run)
-    finally:
-        nginx.cleanup()
+    runs = pb.run_encode_comparison(
+        "transcode", "LivePush transcode benchmark",
+        "H.264 libx264 veryfast zerolatency, %d kbit/s CBR-ish, GOP %d s, AAC 128k" % (BITRATE_KBPS, GOP_SECONDS),
+        args, ffprobe, src, tools, lambda counter: ["transcode-%d" % counter],
+        lambda tool, urls: commands(tool, livepush, ffmpeg, src, urls[0]))
 
     med = {}
     lines = ["", "%-18s %4s %8s %8s %8s %9s" % ("median (ok runs)", "n", "wall s", "fps", "cpu s", "RSS MiB"), "-" * 60]
