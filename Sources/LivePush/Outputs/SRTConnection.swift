@@ -145,6 +145,6 @@ final class SRTConnection: OutputConnection {
     /// default 120 ms latency has it by then).
     func close(graceful: Bool) {
         if graceful { _ = try? flush() }
-        session.close(lingering: graceful ? .seconds(1) : .zero)
+        session.close(lingering: graceful ? .seconds(1) : .zero, padding: TSMuxer.nullPacket)
     }
 }

@@ -20,6 +20,9 @@ public struct TSMuxer: Sendable {
     /// with the IP, UDP and SRT headers.
     public static let packetsPerSRTMessage = 7
     public static let srtMessageSize = packetSize * packetsPerSRTMessage
+    /// A null packet (PID 0x1FFF): stuffing every demuxer skips, for a transport that needs
+    /// bytes on the wire that carry nothing.
+    public static let nullPacket: [UInt8] = [TSPacketizer.syncByte, 0x1F, 0xFF, 0x10] + [UInt8](repeating: 0xFF, count: packetSize - 4)
     /// The longest stream time between two PAT/PMT pairs, in microseconds.
     public static let programTablesInterval: Int64 = 100_000
     /// The longest PCR time between two PCRs when the audio track sets the pace, in microseconds
