@@ -70,7 +70,7 @@ final class RelayNginxTests: XCTestCase {
 
 /// A file source whose first read waits until the test opens it: the push connects and
 /// publishes, and its media starts only when the test says.
-private final class GatedMediaInput: MediaInput, @unchecked Sendable {
+private final class GatedMediaInput: InterruptibleInput, @unchecked Sendable {
     private let source: any MediaInput
     private let gate = DispatchSemaphore(value: 0)
     private let lock = NSLock()

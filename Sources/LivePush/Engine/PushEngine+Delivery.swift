@@ -27,14 +27,14 @@ extension PushEngine {
     ///
     /// The picture a packet may carry for the renditions (``MediaPacket/picture``) goes to the
     /// rendition stage only: never into an output's queue or the recording.
-    func deliver(_ carrying: MediaPacket) throws(LivePushError) {
+    func deliver(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         var packet = carrying
         packet.picture = nil
         recorder?.offer(packet)
-        if let renditions, packet.kind == .video {
+        if let renditions = afterClock.renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }
             try renditions.process(carrying, send: push)
-        } else if let opus, packet.kind == .audio {
+        } else if let opus = afterClock.opus, packet.kind == .audio {
             for id in opus.directOutputs { outputs[id].push(packet) }
             try opus.process(packet, send: push)
         } else {
@@ -43,9 +43,9 @@ extension PushEngine {
     }
 
     /// The end of the push's media: what the stages after the clock still hold.
-    func finishStages() throws(LivePushError) {
-        try renditions?.finish(send: push)
-        try opus?.finish(send: push)
+    func finish(_ afterClock: StagesAfterClock) throws(LivePushError) {
+        try afterClock.renditions?.finish(send: push)
+        try afterClock.opus?.finish(send: push)
     }
 
     /// Hands a rendition's packet to the outputs that take it.

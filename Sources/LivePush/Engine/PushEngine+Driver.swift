@@ -1,37 +1,35 @@
 /// Who runs the producer's steps (``PushEngine/step(_:)``).
 ///
 /// An input that can block on its own (a pipe, standard input, frames or packets an app hands
-/// in) and every `--fast` push get a thread of their own, which sleeps in the session's lock
-/// between steps. A real-time push from files (and playout schedules of files) only waits for
-/// its packets to fall due: it runs on the shared ``PacingScheduler``, so that hundreds of
-/// channels cost a few threads rather than one each.
+/// in) and every `--fast` push get a thread of their own, which sleeps on the engine's
+/// ``PushEngine/producerWake`` between steps. A real-time push from files (and playout
+/// schedules of files) only waits for its packets to fall due: it runs on the shared
+/// ``PacingScheduler``, so that hundreds of channels cost a few threads rather than one each.
 extension PushEngine {
-    func startProducer(_ source: UncheckedTransfer<any MediaInput>) {
-        if config.pacing == .realTime && source.value.readsWithoutWaiting && !(sequence?.inputsMayWait ?? false) {
-            let job = ScheduledProducer(session: self, source: source)
-            lock.withLock { scheduledProducer = job }
+    func startProducer(_ parts: sending ProducerParts) {
+        if config.pacing == .realTime && parts.source.readsWithoutWaiting && !(sequence?.inputsMayWait ?? false) {
+            let job = ScheduledProducer(session: self, parts: parts)
+            state.withLock { $0.scheduledProducer = job }
             PacingScheduler.shared.add(job)
         } else {
-            lock.withLock { interruptSource = { source.value.interrupt() } }
-            WorkerThread.start(name: "livepush.source") { self.runProducerThread(source.value) }
+            let interruptible = parts.source as? any InterruptibleInput
+            state.withLock { $0.interruptSource = interruptible }
+            WorkerThread.start(name: "livepush.source") { self.runProducerThread(parts) }
         }
     }
 
-    private func runProducerThread(_ source: any MediaInput) {
-        lock.withLock {
-            while !startsProducing { lock.wait() }
-        }
-        guard var switcher = prepareProducer(source) else { return }
+    private func runProducerThread(_ parts: ProducerParts) {
+        producerWake.wait { canStartProducing }
+        guard var producer = prepareProducer(parts) else { return }
         while true {
-            switch step(&switcher) {
+            let seen = state.withLock { $0.wakeups }
+            switch step(&producer) {
             case .again:
                 continue
             case .wait(let until):
                 wakeSenders()
                 let timeout = until.map { max(.zero, $0 - .microseconds(monotonicMicroseconds())).duration }
-                lock.withLock {
-                    if commands.isEmpty && !stopRequested { _ = lock.wait(timeout: timeout) }
-                }
+                producerWake.wait(limit: timeout) { state.withLock { $0.wakeups != seen } }
             case .waitForRoom(let output):
                 // Bounded, so that a change of which outputs are connected is seen.
                 output.waitForRoom(timeout: .milliseconds(100))

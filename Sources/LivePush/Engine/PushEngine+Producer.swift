@@ -22,44 +22,44 @@ extension PushEngine {
     /// How long the producer waits, at most, for the sequence's next input to open.
     static let nextInputWait = MediaTime.milliseconds(100)
 
-    /// Puts `source` on air once the outputs allow it; nil when the push stopped first.
-    func prepareProducer(_ source: any MediaInput) -> Switcher? {
-        guard lock.withLock({ !stopRequested && outputStates.anyPublishing }) else { return nil }
-        let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: slate?.value,
+    /// Puts the parts' source on air once the outputs allow it; nil when the push stopped first.
+    func prepareProducer(_ parts: ProducerParts) -> ProducerState? {
+        guard state.withLock({ !$0.stopRequested && $0.outputStates.anyPublishing }) else { return nil }
+        let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: parts.slate,
                                    sequence: sequence, breaks: breaks,
-                                   nextInputReady: { [weak self] in self?.wakeWaitingProducer() })
-        let switcher = Switcher(input: source, info: info, setup: setup, clock: SystemMonotonicClock())
+                                   nextInputReady: { [weak self] in self?.wakeProducer() })
+        let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: SystemMonotonicClock())
         breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
-        return switcher
+        return ProducerState(switcher: switcher, stages: parts.stages, afterClock: parts.afterClock)
     }
 
     /// Whether the producer may start: an output is publishing and a file's breaks are resolved
-    /// up front (or the push stopped before). Called with `lock` held.
-    var startsProducing: Bool {
-        (outputStates.canStartProducing && (breaks?.director.upFrontSettled ?? true)) || stopRequested
+    /// up front (or the push stopped before).
+    var canStartProducing: Bool {
+        state.withLock { state in
+            (state.outputStates.canStartProducing && (breaks?.director.upFrontSettled ?? true)) || state.stopRequested
+        }
     }
-
-    /// ``startsProducing``, taking `lock`.
-    var canStartProducing: Bool { lock.withLock { startsProducing } }
 
     /// One step of the producer: applies the commands, then does what the switcher asks.
     /// Never blocks on time or on the outputs: it says what to wait for, and its driver (a
     /// thread of its own, or the shared ``PacingScheduler``) waits.
-    func step(_ switcher: inout Switcher) -> Step {
+    func step(_ producer: inout ProducerState) -> Step {
+        let stages = producer.stages
         do {
-            guard try applyCommands(&switcher) else {
+            guard try applyCommands(&producer.switcher, stages, producer.afterClock.renditions) else {
                 stages.shutDown()
                 return .finished
             }
             var full: PushOutput?
-            let action = try switcher.next(stopping: { lock.withLock { stopRequested } },
+            let action = try producer.switcher.next(stopping: { state.withLock { $0.stopRequested } },
                                            hasRoom: { full = outputAwaitingRoom(); return full == nil })
             switch action {
             case .deliver(let packet, let header, let cues):
                 // The driver wakes the senders once it is done stepping (``wakeSenders()``).
                 deliverCues(cues)
-                if let header { try deliver(header) }
-                try deliver(packet)
+                if let header { try deliver(header, through: producer.afterClock) }
+                try deliver(packet, through: producer.afterClock)
                 return .again
             case .again:
                 return .again
@@ -75,8 +75,9 @@ extension PushEngine {
                 return .wait(until: .microseconds(monotonicMicroseconds()) + Self.nextInputWait)
             case .finished(let cues):
                 deliverCues(cues)
-                try finishStages()
-                lock.withLock { loopsCompleted = switcher.loopsCompleted }
+                try finish(producer.afterClock)
+                let loops = producer.switcher.loopsCompleted
+                state.withLock { $0.loopsCompleted = loops }
                 stages.shutDown()
                 for output in outputs { output.finishSource() }
                 return .finished
@@ -94,13 +95,15 @@ extension PushEngine {
     }
 
     /// Takes the queued commands and acts on them; false on stop.
-    private func applyCommands(_ switcher: inout Switcher) throws(LivePushError) -> Bool {
-        let (taken, stopped) = lock.withLock { () -> ([EngineCommand], Bool) in
-            defer { commands.removeAll() }
-            avOffset = switcher.avOffset
-            lateness = switcher.pacing.lateness
-            loopsCompleted = switcher.loopsCompleted
-            return (commands, stopRequested)
+    private func applyCommands(_ switcher: inout Switcher, _ stages: FrameStages,
+                               _ renditions: RenditionStage?) throws(LivePushError) -> Bool {
+        let (avOffset, lateness, loops) = (switcher.avOffset, switcher.pacing.lateness, switcher.loopsCompleted)
+        let (taken, stopped) = state.withLock { state -> ([EngineCommand], Bool) in
+            defer { state.commands.removeAll() }
+            state.avOffset = avOffset
+            state.lateness = lateness
+            state.loopsCompleted = loops
+            return (state.commands, state.stopRequested)
         }
         guard !stopped else { return false }
         // A command may move what is due (a pause): the next packet starts a new batch.
@@ -116,7 +119,7 @@ extension PushEngine {
             }
             switch command {
             case .networkChanged(let isPoor):
-                adaptBitrate(isPoor: isPoor, now: now, switcher)
+                adaptBitrate(isPoor: isPoor, now: now, switcher, stages)
             case .setFilters(let filters):
                 stages.setFilters(filters)
             case .setDetector(let detector):
@@ -132,13 +135,13 @@ extension PushEngine {
             }
         }
         renditions?.tick(now: now)
-        adaptBitrate(isPoor: nil, now: now, switcher)
+        adaptBitrate(isPoor: nil, now: now, switcher, stages)
         return true
     }
 
     /// Adaptive bitrate keeps stepping while the network stays poor (or recovered); the
     /// encoder of the input on air (the main one under a slate) takes it at its next frame.
-    private func adaptBitrate(isPoor: Bool?, now: Int64, _ switcher: Switcher) {
+    private func adaptBitrate(isPoor: Bool?, now: Int64, _ switcher: Switcher, _ stages: FrameStages) {
         guard let bitrate = stages.adaptBitrate(isPoor: isPoor, now: now) else { return }
         switcher.setVideoBitrate(bitrate)
     }

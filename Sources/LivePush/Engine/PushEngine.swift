@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// The producer meets each output only in that output's lock, so a slow or dead destination
 /// never stalls the source beyond its own queue's policy, nor the other destinations.
-final class PushEngine: @unchecked Sendable {
+final class PushEngine: Sendable {
     /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
     enum Signal: Sendable {
         /// The push as a whole, in an output's terms (with one output: what that output says).
@@ -26,55 +26,45 @@ final class PushEngine: @unchecked Sendable {
     /// The local recording beside the network outputs (`PushConfig.recordPath`).
     let recorder: FLVRecorder?
     let signal: @Sendable (Signal) -> Void
-    /// What the producer plays instead of the input while paused with an image.
-    let slate: UncheckedTransfer<any MediaInput>?
+    /// Whether a slate replaces the input while paused (the producer owns the slate itself).
+    let hasSlate: Bool
     /// What follows the first input (a playout timeline); nil: the input, looped as configured.
     let sequence: (any InputSequence)?
     /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
     let breaks: BreakSetup?
-    /// The outputs' own renditions, after the clock; nil: every output takes the push's video.
-    let renditions: RenditionStage?
-    /// The sound of the outputs that carry Opus (WHIP), after the clock; nil: every output takes the push's AAC.
-    let opus: OpusStage?
-    /// The raw-frame stages of the push's inputs: the producer's alone (changed by commands).
-    let stages: FrameStages
-    /// What they measured, for snapshots from any thread.
+    /// What the stages after the clock (the producer's) measure.
+    let renditionFigures: RenditionFigures?
+    let opusFigures: OpusFigures?
+    /// What the raw-frame stages measured, for snapshots from any thread (the stages are the producer's).
     let stageFigures: StageFigures
-    let lock = ConditionLock()
+    /// A live input's figures, for ``PushStats/input``.
+    let liveInputStats: (@Sendable () -> LiveInputStats)?
+    /// Everything shared between the producer and the rest, in one place.
+    let state: Mutex<EngineState>
+    /// Where a producer thread sleeps between steps; ``wakeProducer()`` wakes it.
+    let producerWake = ProgressSignal()
     /// Outputs report from their own threads; folding a signal and passing on what it means
     /// happen under this lock, so the pusher hears the push's changes in the order they happened.
-    private let delivery = ConditionLock()
+    private let delivery = Mutex(())
 
-    // Guarded by `lock`.
-    var outputStates: OutputSetStateMachine
-    var stopRequested = false
-    /// Sent by the app's threads, taken by the producer (``EngineCommand``).
-    var commands: [EngineCommand] = []
-    var loopsCompleted = 0
-    /// The output clock's sound end minus its pictures' end (µs), as the producer last saw it.
-    var avOffset: Int64 = 0
-    /// How late the producer has handed packets over, as it last reported.
-    var lateness = PacingLateness()
-    /// Set when the producer runs on the ``PacingScheduler``.
-    var scheduledProducer: ScheduledProducer?
-    /// Ends a producer thread's wait for an app-fed input.
-    var interruptSource: (() -> Void)?
-    private var startedAt: Int64 = 0
-
-    init(config: PushConfig, urls: [PushURL], info: StreamInfo, stages: UncheckedTransfer<FrameStages>, recorder: FLVRecorder? = nil,
-         slate: UncheckedTransfer<any MediaInput>? = nil, sequence: (any InputSequence)? = nil,
-         breaks: BreakSetup? = nil, renditions: RenditionStage? = nil, opus: OpusStage? = nil,
+    init(config: PushConfig, urls: [PushURL], info: StreamInfo, stageFigures: StageFigures, hasSlate: Bool,
+         recorder: FLVRecorder? = nil, sequence: (any InputSequence)? = nil,
+         breaks: BreakSetup? = nil, afterClock: StagesAfterClock = StagesAfterClock(),
+         isURLExpired: @escaping @Sendable () -> Bool = { false },
+         liveInputStats: (@Sendable () -> LiveInputStats)? = nil,
          signal: @escaping @Sendable (Signal) -> Void) {
         self.config = config
-        self.renditions = renditions
-        self.opus = opus
-        self.stages = stages.value
-        stageFigures = stages.value.figures
+        let renditions = afterClock.renditions
+        let opus = afterClock.opus
+        renditionFigures = renditions?.figures
+        opusFigures = opus?.figures
+        self.stageFigures = stageFigures
+        self.hasSlate = hasSlate
         self.info = info
         self.recorder = recorder
-        self.slate = slate
         self.sequence = sequence
         self.breaks = breaks
+        self.liveInputStats = liveInputStats
         // The recording is closed before the pusher hears that the push ended, so that the file
         // is complete when `stopped` arrives.
         self.signal = { event in
@@ -84,49 +74,44 @@ final class PushEngine: @unchecked Sendable {
             }
             signal(event)
         }
-        outputStates = OutputSetStateMachine(count: urls.count,
-                                             holdingTheStart: Set(urls.indices.filter { OutputNeeds(kind: urls[$0].scheme).holdsTheStart }))
+        let outputStates = OutputSetStateMachine(count: urls.count,
+                                                 holdingTheStart: Set(urls.indices.filter { OutputNeeds(kind: urls[$0].scheme).holdsTheStart }))
+        state = Mutex(EngineState(outputStates: outputStates))
         var outputs: [PushOutput] = []
         let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
             var announced = info
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
-            outputs.append(PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
+            let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
                 forward.session?.handle(outputSignal, from: id)
-            })
+            }
+            output.isURLExpired = isURLExpired
+            outputs.append(output)
         }
         self.outputs = outputs
         forward.session = self
     }
 
-    /// Whether the current URL's auth_key or token has expired (see ``PushOutput/isURLExpired``).
-    var isURLExpired: @Sendable () -> Bool = { false } {
-        didSet { for output in outputs { output.isURLExpired = isURLExpired } }
-    }
-
-    /// A live input's figures, for ``PushStats/input``; set once before `start`.
-    var liveInputStats: (@Sendable () -> LiveInputStats)?
-
-    func start(source: UncheckedTransfer<any MediaInput>) {
-        startedAt = monotonicMicroseconds()
+    /// Starts the outputs and hands the producer its parts.
+    func start(_ parts: sending ProducerParts) {
+        state.withLock { $0.startedAt = monotonicMicroseconds() }
         // A file's breaks are resolved while the outputs connect; the producer starts when both are done.
-        breaks?.director.resolveUpFront { [weak self] in self?.wakeWaitingProducer() }
+        breaks?.director.resolveUpFront { [weak self] in self?.wakeProducer() }
         for output in outputs { output.start() }
-        startProducer(source)
+        startProducer(parts)
     }
 
-    /// What a producer waits for is ready (the breaks' up-front answers, the next input of a
-    /// sequence): on its own thread or on the ``PacingScheduler``, it goes on.
-    func wakeWaitingProducer() {
-        lock.withLock { lock.broadcast() }
-        wakeProducer()
-    }
-
-    /// A producer on the ``PacingScheduler`` sleeps in its heap rather than in `lock`: what would
-    /// wake a producer thread (a command, a stop, an output's change) wakes it there too.
+    /// Something a producer may wait for happened (a command, a stop, an output's change, the
+    /// breaks' up-front answers, the next input of a sequence opened): a producer thread
+    /// looks again, and a producer on the ``PacingScheduler`` (which sleeps in its heap) runs.
     func wakeProducer() {
-        if let job = lock.withLock({ scheduledProducer }) { PacingScheduler.shared.wake(job) }
+        let job = state.withLock { state in
+            state.wakeups &+= 1
+            return state.scheduledProducer
+        }
+        producerWake.wake()
+        if let job { PacingScheduler.shared.wake(job) }
     }
 
     // MARK: - Commands
@@ -148,30 +133,27 @@ final class PushEngine: @unchecked Sendable {
     /// Queues a command for the producer (see ``EngineCommand``): the one way a control
     /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
     func send(_ command: EngineCommand) {
-        lock.withLock {
-            commands.append(command)
-            lock.broadcast()
-        }
+        state.withLock { $0.commands.append(command) }
         wakeProducer()
     }
 
     /// The first output's figures with the source's; with several outputs, each one's too.
     func snapshot() -> PushStats {
         var stats = outputs.first?.snapshot() ?? PushStats()
-        lock.withLock {
-            stats.elapsed = .microseconds(monotonicMicroseconds() - startedAt)
-            stats.loopsCompleted = loopsCompleted
-            stats.avOffset = avOffset
-            stats.lateness = lateness
+        state.withLock { state in
+            stats.elapsed = .microseconds(monotonicMicroseconds() - state.startedAt)
+            stats.loopsCompleted = state.loopsCompleted
+            stats.avOffset = state.avOffset
+            stats.lateness = state.lateness
         }
         stats.sourceDuration = info.duration
         // One RTMP output's figures are the push's own; an SRT output has its link's besides.
         if outputs.count > 1 || outputs.contains(where: { $0.kind != .rtmp && $0.kind != .rtmps }) { stats.outputs = outputs.map { $0.outputStats() } }
         if let recorder { (stats.recordedBytes, stats.recordingDrops) = recorder.figures }
-        if let figures = renditions?.figures {
+        if let figures = renditionFigures {
             (stats.renditionFramesDecoded, stats.renditionFramesFromInput, stats.renditionPacketsSkipped, stats.renditions) = figures.snapshot()
         }
-        stats.opusFramesEncoded = opus?.figures.framesEncoded ?? 0
+        stats.opusFramesEncoded = opusFigures?.framesEncoded ?? 0
         stats.pipeline = stageFigures.stats
         stats.input = liveInputStats?()
         return stats
@@ -180,15 +162,14 @@ final class PushEngine: @unchecked Sendable {
     // MARK: - Output signals
 
     private func handle(_ outputSignal: PushOutput.Signal, from id: Int) {
-        delivery.withLock {
-            let decision = lock.withLock {
-                let decision = outputStates.apply(outputSignal, from: id)
+        delivery.withLock { _ in
+            let decision = state.withLock { state in
+                let decision = state.outputStates.apply(outputSignal, from: id)
                 // An output's own rendition adapts to its network (the producer takes it next step).
-                if renditions != nil, case .network(let change) = outputSignal {
-                    commands.append(.outputNetwork(id: id, isPoor: change == .poor))
+                if renditionFigures != nil, case .network(let change) = outputSignal {
+                    state.commands.append(.outputNetwork(id: id, isPoor: change == .poor))
                 }
-                if case .keyframeRequested = outputSignal { commands.append(.keyframeRequested(output: id)) }
-                lock.broadcast()  // the producer may wait for the first output to publish
+                if case .keyframeRequested = outputSignal { state.commands.append(.keyframeRequested(output: id)) }
                 return decision
             }
             for index in decision.stop { outputs[index].requestStop() }
@@ -201,7 +182,7 @@ final class PushEngine: @unchecked Sendable {
                 // The push's network as a whole moves its encoder's adaptive bitrate; sent after
                 // the event, so that `networkPoor` is heard before the change it causes.
                 if case .network(let change) = event {
-                    lock.withLock { commands.append(.networkChanged(isPoor: change == .poor)) }
+                    state.withLock { $0.commands.append(.networkChanged(isPoor: change == .poor)) }
                 }
             }
         }
@@ -210,12 +191,11 @@ final class PushEngine: @unchecked Sendable {
 
     func stopProducer() {
         breaks?.director.abandon()
-        let interrupt = lock.withLock {
-            stopRequested = true
-            lock.broadcast()
-            return interruptSource
+        let interrupt = state.withLock { state in
+            state.stopRequested = true
+            return state.interruptSource
         }
-        interrupt?()
+        interrupt?.interrupt()
         wakeProducer()
     }
 }
@@ -232,9 +212,4 @@ private final class WeakEngine: Sendable {
         get { reference.withLock { $0.session } }
         set { reference.withLock { $0.session = newValue } }
     }
-}
-
-/// Hands a non-Sendable value to exactly one other thread. The sender gives up all use of it.
-struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
 }

@@ -104,9 +104,10 @@ public protocol MediaInput: AnyObject {
     /// A pipe, standard input or frames handed in by an app can wait for as long as their
     /// writer takes.
     var readsWithoutWaiting: Bool { get }
-    /// Ends a wait for data in ``nextPacket()``, from another thread: the push stopped. The
-    /// source then reports its end. (Standard input cannot be interrupted: its producer thread
-    /// ends when the writer closes the pipe.)
+    /// Ends a wait for data in ``nextPacket()``: the push stopped. The source then reports its
+    /// end. The push calls it from another thread, and only on an input that says it may be
+    /// called so: an ``InterruptibleInput``. (Standard input cannot be interrupted: its producer
+    /// thread ends when the writer closes the pipe.)
     func interrupt()
 }
 

@@ -2,7 +2,7 @@ extension LivePusher {
     /// The stages after the clock that the outputs need (``GraphPlan``): the renditions the app
     /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
     func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL],
-                              inputsMayChange: Bool) throws(LivePushError) -> (RenditionStage?, OpusStage?) {
+                              inputsMayChange: Bool) throws(LivePushError) -> StagesAfterClock {
         if !config.outputVideo.isEmpty && info.video == nil {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
@@ -17,6 +17,6 @@ extension LivePusher {
         let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
             plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
         }
-        return (renditions, opus)
+        return StagesAfterClock(renditions: renditions, opus: opus)
     }
 }

@@ -20,7 +20,7 @@ public final class LivePusher: Sendable {
     let session = Mutex<PushEngine?>(nil)
     let lastStats = Mutex(PushStats())
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
-    private let timers = Mutex<[UncheckedTransfer<any DispatchSourceTimer>]>([])
+    private let timers = Mutex<[any DispatchSourceTimer]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
     /// Whether the current push is in interactive mode (a WHIP output): it reports its
     /// connection status, and a refreshed token is the WHIP bearer token.
@@ -49,8 +49,11 @@ public final class LivePusher: Sendable {
     }
 
     func cancelTimers() {
-        for timer in timers.withLock({ $0 }) { timer.value.cancel() }
-        timers.withLock { $0.removeAll() }
+        // Cancelling only marks a timer: its handler is never called again, nothing waits.
+        timers.withLock { timers in
+            for timer in timers { timer.cancel() }
+            timers.removeAll()
+        }
     }
 
     // MARK: - Delegates and events
@@ -126,12 +129,12 @@ public final class LivePusher: Sendable {
             let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages) { [weak self] in
                 self?.emit(.input($0))
             }
-            try start(source: UncheckedTransfer(value: live), stages: stages, urls: pushURLs, liveInputStats: { live.stats })
+            try start(InputAndStages(input: live, stages: stages), urls: pushURLs, liveInputStats: { live.stats })
             return
         }
         let source = try MediaInputFactory.open(path: path, options: media, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
-        try start(source: UncheckedTransfer(value: source), stages: stages, urls: pushURLs, breaks: breaks)
+        try start(InputAndStages(input: source, stages: stages), urls: pushURLs, breaks: breaks)
     }
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
@@ -146,7 +149,7 @@ public final class LivePusher: Sendable {
         let stages = makeStages()
         // The app's own pictures see the detector and the filters, as a file's do.
         (source as? any TakesFrameStages)?.attach(stages)
-        try start(source: UncheckedTransfer(value: source), stages: stages, urls: Self.parse(urls))
+        try start(InputAndStages(input: source, stages: stages), urls: Self.parse(urls))
     }
 
     static func parse(_ urls: [String]) throws(LivePushError) -> [PushURL] {
@@ -169,38 +172,39 @@ public final class LivePusher: Sendable {
                     dropped: { [weak self] failed in self?.stageSettings.withLock { $0.filters.removeAll { ObjectIdentifier($0) == failed } } })
     }
 
-    func start(source: UncheckedTransfer<any MediaInput>, stages: FrameStages, urls: [PushURL],
+    /// Starts a push of the input; it and its stages move to the push's producer.
+    func start(_ starting: sending InputAndStages, urls: [PushURL],
                sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
-        let info = source.value.info
+        let (source, stages) = (starting.input, starting.stages)
+        let info = source.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
                             keepsExisting: config.recordKeepsExisting) { [weak self] error in
                 self?.report(error)
             }
         }
-        let slate: UncheckedTransfer<any MediaInput>?
-        let renditions: RenditionStage?
-        let opus: OpusStage?
+        let slate: (any MediaInput)?
+        let afterClock: StagesAfterClock
         do {
-            slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo).map { UncheckedTransfer(value: $0) }
-            (renditions, opus) = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
+            slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo)
+            afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
         } catch {
             recorder?.finish()
             throw error
         }
-        let newSession = PushEngine(config: config, urls: urls, info: info, stages: UncheckedTransfer(value: stages),
-                                     recorder: recorder, slate: slate, sequence: sequence, breaks: breaks,
-                                     renditions: renditions, opus: opus) { [weak self] signal in
+        let newSession = PushEngine(config: config, urls: urls, info: info, stageFigures: stages.figures, hasSlate: slate != nil,
+                                    recorder: recorder, sequence: sequence, breaks: breaks,
+                                    afterClock: afterClock,
+                                    isURLExpired: { [weak self] in self?.urlHasExpired() ?? false },
+                                    liveInputStats: liveInputStats) { [weak self] signal in
             self?.handle(signal)
         }
-        newSession.isURLExpired = { [weak self] in self?.urlHasExpired() ?? false }
         let interactive = urls.contains(where: \.isWHIP)
         interactivePush.withLock { $0 = interactive }
         if let token = config.whipToken {
             for output in newSession.outputs where output.kind.isWHIP { output.updateWHIPToken(token) }
         }
-        newSession.liveInputStats = liveInputStats
         do {
             try transition(.start)
         } catch {
@@ -220,7 +224,7 @@ public final class LivePusher: Sendable {
         }
         startStatsTimer()
         startAuthTimer()
-        newSession.start(source: source)
+        newSession.start(ProducerParts(source: source, slate: slate, stages: stages, afterClock: afterClock))
         FreedMemory.releaseSoon()
     }
 
@@ -230,14 +234,14 @@ public final class LivePusher: Sendable {
     public func pause() throws(LivePushError) {
         try transition(.pause, emitting: [.paused])
         guard let session = session.withLock({ $0 }) else { return }
-        session.send(session.slate == nil ? .pause : .showSlate)
+        session.send(session.hasSlate ? .showSlate : .pause)
     }
 
     /// Continues from where `pause()` stopped, on a keyframe, with continuous timestamps.
     public func resume() throws(LivePushError) {
         try transition(.resume, emitting: [.resumed])
         guard let session = session.withLock({ $0 }) else { return }
-        session.send(session.slate == nil ? .resume : .leaveSlate)
+        session.send(session.hasSlate ? .leaveSlate : .resume)
     }
 
     /// Ends the push: the server is told the stream ended, `stopped` follows.
@@ -378,14 +382,17 @@ public final class LivePusher: Sendable {
 
     /// A repeating timer on the callback queue, cancelled when the push ends.
     private func startTimer(every interval: Duration, firstAfter delay: Duration? = nil, _ body: @escaping @Sendable (LivePusher) -> Void) {
-        let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
         let period = DispatchTimeInterval.microseconds(Int(interval.nanoseconds / 1000))
         let first = DispatchTimeInterval.microseconds(Int((delay ?? interval).nanoseconds / 1000))
-        timer.schedule(deadline: .now() + first, repeating: period)
-        timer.setEventHandler { [weak self] in
-            if let self { body(self) }
+        // Made under the lock that keeps it: the timer never leaves it (only cancelled there).
+        timers.withLock { timers in
+            let timer = DispatchSource.makeTimerSource(queue: config.callbackQueue)
+            timer.schedule(deadline: .now() + first, repeating: period)
+            timer.setEventHandler { [weak self] in
+                if let self { body(self) }
+            }
+            timer.resume()
+            timers.append(timer)
         }
-        timers.withLock { $0.append(UncheckedTransfer(value: timer)) }
-        timer.resume()
     }
 }

@@ -6,26 +6,27 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
     static let turnBudget: Int64 = 10_000
 
     private let session: PushEngine
-    private let source: UncheckedTransfer<any MediaInput>
     // Used by one scheduler thread at a time (a job is never run twice at once).
-    private var switcher: Switcher?
+    private var parts: ProducerParts?
+    private var producer: ProducerState?
     private var started = false
 
-    init(session: PushEngine, source: UncheckedTransfer<any MediaInput>) {
+    init(session: PushEngine, parts: sending ProducerParts) {
         self.session = session
-        self.source = source
+        self.parts = parts
     }
 
     func run() -> ScheduledRun {
         if !started {
             guard session.canStartProducing else { return .whenWoken }
             started = true
-            switcher = session.prepareProducer(source.value)
+            if let parts { producer = session.prepareProducer(parts) }
+            parts = nil
         }
-        guard var current = switcher else { return .finished }
+        guard var current = producer else { return .finished }
         let next = runTurn(&current)
         // A finished push lets go of its inputs (decoders, encoders) at once.
-        switcher = next == .finished ? nil : current
+        producer = next == .finished ? nil : current
         return next
     }
 
@@ -33,10 +34,10 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
         session.wakeSenders()
     }
 
-    private func runTurn(_ switcher: inout Switcher) -> ScheduledRun {
+    private func runTurn(_ producer: inout ProducerState) -> ScheduledRun {
         let turnStart = monotonicMicroseconds()
         while true {
-            switch session.step(&switcher) {
+            switch session.step(&producer) {
             case .again:
                 let now = monotonicMicroseconds()
                 if now - turnStart > Self.turnBudget { return .at(now) }

@@ -22,9 +22,10 @@ enum WorkerThread {
         }
     }
 
-    /// Returns once the thread carries its name, so that whoever counts threads by name right
+    /// `body` is `sending`: what it captures moves to the new thread, and the caller keeps no
+    /// use of it. Returns once the thread carries its name, so that whoever counts threads by name right
     /// after (the thread budget) sees it: a thread that has not run yet shows its creator's name.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    static func start(name: String, _ body: sending @escaping () -> Void) {
         let box = Box(name: name, body: body)
         let retained = Unmanaged.passRetained(box).toOpaque()
         var thread = pthread_t()

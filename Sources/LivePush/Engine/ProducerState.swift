@@ -1,0 +1,7 @@
+/// The producer's own state between two steps (``PushEngine/step(_:)``): the switcher, which
+/// owns the inputs on air, and the stages before and after the clock.
+struct ProducerState {
+    var switcher: Switcher
+    let stages: FrameStages
+    let afterClock: StagesAfterClock
+}

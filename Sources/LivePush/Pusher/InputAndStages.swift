@@ -1,0 +1,6 @@
+/// An input with the raw-frame stages it runs, as a push starts: one value, because the two
+/// belong together (the input's encoder runs the stages) and move together to the producer.
+struct InputAndStages {
+    let input: any MediaInput
+    let stages: FrameStages
+}
