@@ -39,4 +39,13 @@ final class SRTURLTests: XCTestCase {
             XCTAssertFalse("\(error)".contains("secret-passphrase"), "a refusal quotes no secret")
         }
     }
+
+    /// A graceful close pads after the media for the receiver's latency and half as much again,
+    /// never less than 100 ms beyond it, never more than 3 s in all.
+    func testAGracefulClosePadsForTheReceiversLatencyAndHalfAgain() {
+        XCTAssertEqual(SRTSession.deliveryWait(latencyMs: 120), 220_000)
+        XCTAssertEqual(SRTSession.deliveryWait(latencyMs: 500), 750_000)
+        XCTAssertEqual(SRTSession.deliveryWait(latencyMs: 0), 100_000)
+        XCTAssertEqual(SRTSession.deliveryWait(latencyMs: 8000), 3_000_000)
+    }
 }
