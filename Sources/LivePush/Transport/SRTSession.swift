@@ -163,10 +163,10 @@ final class SRTSession {
         return perf.pktSndBuf
     }
 
-    /// Ends the connection. A graceful close first lets SRT deliver what it holds (at most
-    /// `lingering`), then goes on sending `padding` (a message the receiver ignores) every
-    /// 20 ms for ``deliveryWait(latencyMs:)``, and lets SRT deliver that too: SRT has no "end of
-    /// stream" message, and what goes wrong at a live stream's end then happens to the padding.
+    /// Ends the connection. A graceful close sends `padding` (a message the receiver ignores)
+    /// every 20 ms for ``deliveryWait(latencyMs:)`` after the media, lets SRT deliver it (at most
+    /// `lingering`) and waits the latency once more: SRT has no "end of stream" message, and
+    /// what goes wrong at a live stream's end then happens to the padding.
     /// A receiver stops handing on what it holds back for its latency as soon as it sees the
     /// close (without any wait, the last 160 ms of a stream were lost against srt-live-transmit),
     /// and with 10 % loss on the path srt-live-transmit still lost the last one or two messages
@@ -186,6 +186,8 @@ final class SRTSession {
             while srt_getsockstate(socket) == SRTS_CONNECTED, unacknowledgedPackets > 0, monotonicMicroseconds() < deadline {
                 usleep(10_000)
             }
+            // What arrived last is handed on one latency after it was sent.
+            if srt_getsockstate(socket) == SRTS_CONNECTED { usleep(UInt32(clamping: min(Int64(latency) * 1000 + 40_000, 2_000_000))) }
         }
         if socket != SRT_INVALID_SOCK { srt_close(socket) }
         if listener != SRT_INVALID_SOCK { srt_close(listener) }
