@@ -48,7 +48,7 @@ final class BackpressurePlanTests: XCTestCase {
         let info = StreamInfo(video: VideoTrackInfo(width: 2, height: 2, frameRate: 25, bitrate: 0, decoderConfiguration: []),
                               audio: nil, duration: 0)
         let output = PushOutput(id: 0, config: config, url: try PushURL("rtmp://127.0.0.1/live/s"), info: info) { _ in }
-        output.lock.withLock { output.connected = true }
+        output.state.withLock { $0.connected = true }
         XCTAssertNil(BackpressurePlan(room: [output.room]).waitFor, "the producer found room")
 
         // The loss: disconnected, and four 1 s GOPs the server did not acknowledge put back.
@@ -56,17 +56,16 @@ final class BackpressurePlanTests: XCTestCase {
             MediaPacket(kind: .video, data: [UInt8](repeating: 0, count: 1000), dts: Int64(i) * 40_000,
                         pts: Int64(i) * 40_000, importance: i % 25 == 0 ? .key : .reference)
         }
-        output.lock.withLock {
-            output.connected = false
-            output.queue.pushFront(resend)
+        output.state.withLock {
+            $0.connected = false
+            $0.queue.pushFront(resend)
         }
         output.push(MediaPacket(kind: .video, data: [UInt8](repeating: 0, count: 1000), dts: 4_000_000,
                                 pts: 4_000_000, importance: .key))
-        output.lock.withLock {
-            XCTAssertEqual(output.queue.count, 101)
-            XCTAssertEqual(output.queue.drops.total, 0)
-            XCTAssertEqual(output.queue.items.first?.dts, 0, "the resend still leads")
-        }
+        let queue = output.state.withLock { $0.queue }
+        XCTAssertEqual(queue.count, 101)
+        XCTAssertEqual(queue.drops.total, 0)
+        XCTAssertEqual(queue.items.first?.dts, 0, "the resend still leads")
         // The producer then waits for it: it is the only output, and it is full.
         XCTAssertEqual(BackpressurePlan(room: [output.room]).waitFor, 0)
         XCTAssertEqual(BackpressurePlan(room: [output.room]).shed, [])

@@ -2,7 +2,6 @@ import DequeModule
 
 /// What a ``SendLoop`` holds of a published connection, whatever its kind.
 protocol PublishingTurns: AnyObject {
-    var output: PushOutput { get }
     /// What the output carries over to its next connection.
     var resume: PushOutput.ResumeState { get }
     func runTurn(now: Int64) -> PublishingTurn
@@ -18,7 +17,7 @@ enum PublishingPace {
 }
 
 /// What a turn ends in.
-enum PublishingTurn {
+enum PublishingTurn: Sendable {
     /// The queue is empty (or the output paused): run again when the output wakes the loop.
     case idle
     /// The socket has no room for the next message: run again shortly.
@@ -54,7 +53,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
         self.output = output
         self.connection = connection
         self.resume = resume
-        keepsHistory = output.queue.mode == .backpressure
+        keepsHistory = output.keepsHistory
         outbox = Deque(connection.header(at: headerTime).map { Outgoing(message: $0, packet: nil) })
         lastServiced = (monotonicMicroseconds(), connection.bytesSent)
     }

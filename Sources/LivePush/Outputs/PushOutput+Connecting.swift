@@ -12,7 +12,7 @@ import LivePushWire
 ///   it, re-stamped to follow the last timestamp sent, so no frame is lost (the server may see
 ///   some frames twice). What reached it is what it acknowledged (``ResendHistory``).
 extension PushOutput {
-    enum PumpOutcome {
+    enum PumpOutcome: Sendable {
         case drained, stopped, reconnectRequested
         case lost(LivePushError)
 
@@ -22,7 +22,7 @@ extension PushOutput {
     }
 
     /// What the sender remembers across connections.
-    struct ResumeState {
+    struct ResumeState: Sendable {
         /// Added to every timestamp sent; grows when a GOP is sent again
         /// (``OutputClock/resendOffset(lastSent:step:first:)``).
         var shift: Int64 = 0
@@ -38,7 +38,7 @@ extension PushOutput {
 
     /// One episode of connecting: the first connect, or reconnecting after a loss or a request.
     /// Between two attempts it is a timer of the ``ConnectionWorkers``, not a thread.
-    struct ConnectEpisode {
+    struct ConnectEpisode: Sendable {
         var machine: ReconnectStateMachine
         var resume: ResumeState
         /// The first connect: success is `published`, and giving up (or, unless
@@ -54,7 +54,8 @@ extension PushOutput {
         let resume = ResumeState(info: info,
                                  history: ResendHistory(limits: .init(fallbackWindow: fallbackUnconfirmedWindow),
                                                         hasVideo: info.video != nil))
-        lock.withLock { episode = ConnectEpisode(machine: makeReconnectMachine(), resume: resume, isFirst: true) }
+        let machine = makeReconnectMachine()
+        state.withLock { $0.beginFirstEpisode(machine, resume) }
         schedule(after: .zero)
     }
 
@@ -70,34 +71,25 @@ extension PushOutput {
 
     private func schedule(after delay: Duration) {
         // A stop asked for while the last attempt ran is not kept waiting.
-        let delay = lock.withLock { stopRequested } ? .zero : delay
+        let delay = state.withLock { $0.stopRequested } ? .zero : delay
         let ticket = ConnectionWorkers.shared.run(after: delay) { self.attempt() }
-        lock.withLock { if episode?.ticket == nil { episode?.ticket = ticket } }
+        state.withLock { $0.attemptScheduled(ticket) }
     }
 
     /// One attempt, on a connection worker.
     private func attempt() {
-        let stopped = lock.withLock {
-            episode?.ticket = nil
-            reconnectRequested = false
-            return stopRequested
-        }
-        if stopped { return finishAfterStop() }
+        guard state.withLock({ $0.attemptStarts() }) else { return finishAfterStop() }
         do {
-            let connection = try connect(lock.withLock { self.episode?.resume.info } ?? info)
-            let episode = lock.withLock {
-                connected = true
-                queue.isDisconnected = false
-                defer { self.episode = nil }
-                return self.episode!
-            }
+            let connection = try connect(state.withLock { $0.attemptInfo(default: info) })
+            // Never nil: only an attempt ends its episode, and this one runs.
+            guard let episode = state.withLock({ $0.attemptPublished() }) else { return }
             signal(episode.isFirst ? .published(url: connection.url.redacted) : .reconnected(url: connection.url.redacted))
             publish(connection, episode.resume)
         } catch {
-            let (decision, isFirst) = lock.withLock { () -> (ReconnectStateMachine.Decision, Bool) in
-                let isFirst = self.episode!.isFirst
-                if isFirst && !config.retriesFirstConnect { return (.giveUp(error), true) }
-                return (self.episode!.machine.attemptFailed(error, now: monotonicMicroseconds()), isFirst)
+            let now = monotonicMicroseconds()
+            let retries = config.retriesFirstConnect
+            guard let (decision, isFirst) = state.withLock({ $0.attemptFailed(error, retriesFirstConnect: retries, now: now) }) else {
+                return
             }
             follow(decision, after: error, isFirst: isFirst)
         }
@@ -107,16 +99,13 @@ extension PushOutput {
     private func follow(_ decision: ReconnectStateMachine.Decision, after error: LivePushError?, isFirst: Bool) {
         switch decision {
         case .giveUp(let cause) where isFirst:
-            lock.withLock {
-                stopRequested = true
-                episode = nil
-            }
+            state.withLock { $0.firstConnectGaveUp() }
             signal(.connectFailed(cause))
         case .giveUp(let cause):
-            lock.withLock { episode?.gaveUp = true }
+            let stopped = state.withLock { $0.reconnectGaveUp() }
             signal(.reconnectFailed(cause))
             // A stop asked for meanwhile found no attempt waiting: it ends the episode now.
-            if lock.withLock({ stopRequested }) { schedule(after: .zero) }
+            if stopped { schedule(after: .zero) }
         case .retry(let attempt, let delay):
             if !isFirst { signal(.reconnecting(attempt: attempt)) }
             if let error { signal(.retryScheduled(attempt: attempt, delay: delay, cause: error)) }
@@ -131,24 +120,13 @@ extension PushOutput {
     /// an episode that gave up starts again (a reconnect) or ends (a stop). False when no
     /// episode runs: the output publishes, and its pump ends on the request.
     func resumeEpisode(reconnect: Bool) -> Bool {
-        enum Step { case runNow(ConnectionWorkers.Ticket), restart, wait }
-        let step = lock.withLock { () -> Step? in
-            guard var current = episode else { return nil }
-            if let ticket = current.ticket { return .runNow(ticket) }
-            // An attempt is running; it looks at the stop when it ends.
-            guard current.gaveUp else { return .wait }
-            current.gaveUp = false
-            if !stopRequested { _ = current.machine.begin(after: nil) }
-            episode = current
-            return .restart
-        }
-        switch step {
+        switch state.withLock({ $0.resumeEpisode(reconnect: reconnect) }) {
         case nil:
             return false
         case .runNow(let ticket):
             ConnectionWorkers.shared.runNow(ticket)
-        case .restart:
-            if reconnect && !lock.withLock({ stopRequested }) { signal(.reconnecting(attempt: 1)) }
+        case .restart(let announcesReconnect):
+            if announcesReconnect { signal(.reconnecting(attempt: 1)) }
             schedule(after: .zero)
         case .wait:
             break
@@ -157,74 +135,66 @@ extension PushOutput {
     }
 
     /// Hands a published connection to a send loop, the stream header first.
-    private func publish(_ connection: Connected, _ resume: ResumeState) {
-        let headerTime = lock.withLock { queue.items.first.map { $0.dts + resume.shift } } ?? resume.lastSentDTS
+    private func publish(_ connection: sending Connected, _ resume: ResumeState) {
         let loop = SendLoop.next()
-        lock.withLock {
-            self.loop = loop
-            lastLoopIndex = loop.index
-        }
-        switch connection {
+        let headerTime = state.withLock { $0.attach(to: loop, shift: resume.shift, lastSentDTS: resume.lastSentDTS) }
+        let publishing: any PublishingTurns = switch connection {
         case .rtmp(let session):
-            loop.attach(Publishing(output: self, connection: RTMPConnection(session: session, info: resume.info),
-                                   resume: resume, headerTime: headerTime))
+            Publishing(output: self, connection: RTMPConnection(session: session, info: resume.info),
+                       resume: resume, headerTime: headerTime)
         case .srt(let session, let muxer):
-            loop.attach(Publishing(output: self, connection: SRTConnection(session: session, muxer: muxer),
-                                   resume: resume, headerTime: headerTime))
+            Publishing(output: self, connection: SRTConnection(session: session, muxer: muxer),
+                       resume: resume, headerTime: headerTime)
         case .whip(let connection, _):
-            loop.attach(Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime))
+            Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime)
         }
+        loop.attach(PublishingSlot(publishing, for: self))
     }
 
     /// Called by the send loop when a connection's pump ended. A graceful close waits for the
     /// server to close its side (``RTMPSession/close(graceful:lingering:)``), so it is done by a
-    /// worker (``ConnectionWorkers/closing``), like a reconnect: the loop never blocks.
-    func pumpEnded(_ outcome: PumpOutcome, _ publishing: any PublishingTurns) {
-        lock.withLock { loop = nil }
-        let ended = UncheckedTransfer(value: publishing)
+    /// worker (``ConnectionWorkers/closing``), like a reconnect: the loop never blocks. The
+    /// worker takes the connection out of its slot: from then on it is the worker's alone.
+    func pumpEnded(_ outcome: PumpOutcome, _ ended: PublishingSlot) {
+        state.withLock { $0.detach() }
         switch outcome {
         case .drained, .stopped:
             ConnectionWorkers.closing.run {
-                ended.value.close(graceful: true, drained: outcome.isDrained)
+                ended.take()?.close(graceful: true, drained: outcome.isDrained)
                 self.signal(.finished)
             }
         case .reconnectRequested:
             ConnectionWorkers.shared.run {
-                ended.value.close(graceful: true, drained: false)
+                guard let publishing = ended.take() else { return }
+                publishing.close(graceful: true, drained: false)
                 self.signal(.reconnectRequested)
-                self.beginReconnecting(after: nil, ended.value.resume)
+                self.beginReconnecting(after: nil, publishing.resume)
             }
         case .lost(let error):
             // Heard at once; the close runs on a worker too: a WHIP session's close is an HTTP
             // DELETE (DNS, connect, TLS), which must not hold the loop and every output on it.
             signal(.connectionLost(error))
             ConnectionWorkers.closing.run {
-                ended.value.close(graceful: false, drained: false)
-                self.beginReconnecting(after: error, ended.value.resume)
+                guard let publishing = ended.take() else { return }
+                publishing.close(graceful: false, drained: false)
+                self.beginReconnecting(after: error, publishing.resume)
             }
         }
     }
 
     /// Starts reconnecting after a lost connection (`error`) or a requested reconnect (nil).
     private func beginReconnecting(after error: LivePushError?, _ resume: ResumeState) {
-        var resume = resume
-        let decision = lock.withLock {
-            reconnectRequested = false
-            connected = false
-            queue.isDisconnected = true
-            prepareResume(&resume)
-            episode = ConnectEpisode(machine: makeReconnectMachine(), resume: resume, isFirst: false)
-            return episode!.machine.begin(after: error)
+        let machine = makeReconnectMachine()
+        // What is sent again follows the last timestamp sent by one frame.
+        let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
+        let decision = state.withLock {
+            $0.beginReconnecting(after: error, machine: machine, resume: resume, frameStep: step)
         }
         follow(decision, after: error, isFirst: false)
     }
 
     private func finishAfterStop() {
-        lock.withLock {
-            stopRequested = true
-            episode = nil
-            queue.isDisconnected = false
-        }
+        state.withLock { $0.finishAfterStop() }
         signal(.finished)
     }
 
@@ -247,7 +217,7 @@ extension PushOutput {
     }
 
     private func connect(_ info: StreamInfo) throws(LivePushError) -> Connected {
-        let url = lock.withLock { self.url }
+        let url = state.withLock { $0.url }
         if url.isWHIP { return .whip(try connectWHIP(url, info), url) }
         if url.scheme == .srt {
             let muxer = try SRTConnection.muxer(for: info)
@@ -257,7 +227,7 @@ extension PushOutput {
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
-                                          acknowledgementWindow: queue.mode == .backpressure ? Self.acknowledgementWindow : nil,
+                                          acknowledgementWindow: keepsHistory ? Self.acknowledgementWindow : nil,
                                           fourCcList: info.video?.codec.enhancedRTMP.map { [$0.fourCC] } ?? [])
         let session = try RTMPSession(url: url, options: options)
         do {
@@ -280,19 +250,5 @@ extension PushOutput {
     /// grows up to 6 MiB by default (`tcp_rmem`).
     private var fallbackUnconfirmedWindow: Int64 {
         Int64(2 * (config.socketSendBufferBytes ?? 2 * 1024 * 1024) + 8 * 1024 * 1024)
-    }
-
-    /// Called with the lock held: decides where the new connection starts.
-    private func prepareResume(_ resume: inout ResumeState) {
-        let resend = resume.history.takeForResend()
-        if queue.mode == .backpressure, let first = resend.first,
-           ResendHistory.canOpenAConnection(with: resend, hasVideo: info.video != nil) {
-            queue.pushFront(resend)
-            // What is sent again follows the last timestamp sent by one frame.
-            let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
-            resume.shift = OutputClock.resendOffset(lastSent: resume.lastSentDTS, step: step, first: first.dts)
-        } else {
-            queue.startAtKeyframe()
-        }
     }
 }

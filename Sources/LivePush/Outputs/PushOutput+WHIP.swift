@@ -12,15 +12,16 @@ extension PushOutput {
         if let video = info.video, video.codec != .h264 {
             throw LivePushError(.outputSettingsInvalid, "a WHIP output carries H.264, not \(video.codec.rawValue)")
         }
-        let servers = lock.withLock { whipICEServers }
+        let servers = state.withLock { $0.whipICEServers }
         let peer = try WebRTCPeer(decoderConfiguration: info.video?.decoderConfiguration,
                                   audioChannels: info.audio.map { min(2, max(1, $0.channels)) } ?? 0,
                                   stunServer: Self.firstURI(of: servers, scheme: "stun"),
                                   turnServer: Self.firstURI(of: servers, scheme: "turn"))
         let offer = try peer.makeOffer(gatherTimeout: Self.iceGatheringTimeout)
-        let client = WHIPClient(endpoint: url, token: lock.withLock { whipToken }, tls: config.tls, timeout: config.connectTimeout)
+        let client = WHIPClient(endpoint: url, token: state.withLock { $0.whipToken }, tls: config.tls, timeout: config.connectTimeout)
         let session = try client.publish(offer: offer)
-        lock.withLock { whipICEServers = session.iceServers }
+        let iceServers = session.iceServers
+        state.withLock { $0.whipICEServers = iceServers }
         do {
             try peer.accept(answer: session.answer)
             try peer.awaitConnected(timeout: config.connectTimeout)

@@ -1,13 +1,16 @@
+import Synchronization
+
 /// One destination of a push, whatever it speaks (RTMP, Enhanced RTMP, SRT): its own bounded
 /// send queue and drop policy, its own connection and reconnect policy (stale sessions
 /// included), congestion detection and figures. The producer hands it packets stamped on the
 /// output clock; a connection worker (`PushOutput+Connecting.swift`) opens the ``RTMPSession``
 /// or ``SRTSession``, and a shared ``SendLoop`` sends on it through its ``OutputConnection``.
 ///
-/// Each output has its own lock: a dead, stalled or stale destination sheds only its own queue
-/// and never blocks another output's sender. (In `--fast` mode the producer waits for room in
-/// the queues of the outputs that are connected; see ``PushEngine``.)
-final class PushOutput: @unchecked Sendable {
+/// Each output has its own state under its own lock (``OutputState``, changed only through its
+/// events): a dead, stalled or stale destination sheds only its own queue and never blocks
+/// another output's sender. (In `--fast` mode the producer waits for room in the queues of the
+/// outputs that are connected; see ``PushEngine``.)
+final class PushOutput: Sendable {
     /// What an output tells its ``PushEngine``.
     enum Signal: Sendable {
         case published(url: String)
@@ -41,115 +44,79 @@ final class PushOutput: @unchecked Sendable {
     let config: PushConfig
     let info: StreamInfo
     let signal: @Sendable (Signal) -> Void
-    let lock = ConditionLock()
-    /// Whether the current URL's auth_key or token has expired: a rejection then means
-    /// `authExpired`, which no retry can fix. Set once before `start`.
-    var isURLExpired: @Sendable () -> Bool = { false }
-
-    // Guarded by `lock`.
-    var url: PushURL
-    var queue: SendQueue
-    var stopRequested = false
-    var reconnectRequested = false
-    var connected = false
-    var sourceFinished = false
-    var paused = false
-    var stats = PushStats()
-    private var secondStartedAt: Int64 = 0
-    private var secondBytes: Int64 = 0
-    private var secondFrames = 0
-    private var congestion: CongestionDetector
-    /// The transport's own figures (SRT), as the connection last read them.
-    private var link: SRTLinkStats?
-    /// A WebRTC output's link, and whether it counts as congested.
-    private var webRTCLink: WebRTCLinkStats?
-    private var webRTCPoor = false
-    /// A WHIP output's bearer token (`--whip-token`; refreshed by `refreshPushURLToken(_:)`).
-    var whipToken: String?
-    /// The STUN/TURN servers the WHIP endpoint named in its last answer (`Link`): they come
-    /// after the offer, so they serve the next connect.
-    var whipICEServers: [ICEServer] = []
-    /// Each side signals the other only when it is actually waiting, and a producer blocked on
-    /// a full queue is woken only once the queue has drained to half: at thousands of packets
-    /// per second, a wake-up per packet would cost more CPU than the packets themselves.
-    var senderWaiting = false
-    private var producerWaiting = false
-    /// The send loop serving the published connection; nil while connecting.
-    var loop: SendLoop?
-    /// The last send loop that served it (``SendLoop/index``), kept after its pump ends for the figures.
-    var lastLoopIndex: Int?
-    /// While the output connects or reconnects: where that stands.
-    var episode: ConnectEpisode?
-    /// Media queued (µs) past which the producer wakes a waiting sender without waiting itself:
-    /// in real time two pacing batches (``PacingGate/batch``), in `--fast` mode a quarter of the
-    /// queue, since nothing there waits on latency and each wake-up is two context switches
-    /// (a 60 s push took ~300 at 40 ms).
-    let wakeBatch: Int64
+    /// Everything the producer, the send loop, the connection workers and the app share.
+    let state: Mutex<OutputState>
+    /// Where a producer waiting for room sleeps (``waitForRoom(timeout:)``).
+    private let roomSignal = ProgressSignal()
+    /// `--fast` mode: what was sent is kept until the server acknowledged it (``ResendHistory``).
+    let keepsHistory: Bool
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.id = id
         kind = url.scheme
         self.config = config
-        self.url = url
         self.info = info
         self.signal = signal
-        let limits = SendQueue.Limits(maxDuration: config.sendQueueMaxDuration.nanoseconds / 1000,
-                                      maxBytes: config.sendQueueMaxBytes)
-        queue = SendQueue(limits: limits, mode: config.pacing == .asFastAsPossible ? .backpressure : .dropping)
-        // Real time: two batches, so that one batch alone (whose packets may span a whole batch
-        // of media) never wakes the sender before the producer does at its end.
-        wakeBatch = queue.mode == .backpressure ? max(PacingGate.batch, limits.maxDuration / 4) : 2 * PacingGate.batch
-        congestion = CongestionDetector(poorBacklog: config.networkPoorBacklog.nanoseconds / 1000,
-                                        recoveredBacklog: config.networkRecoveredBacklog.nanoseconds / 1000,
-                                        hold: 500_000)
+        let state = OutputState(config: config, url: url, now: monotonicMicroseconds())
+        keepsHistory = state.queue.mode == .backpressure
+        self.state = Mutex(state)
+    }
+
+    /// Whether the current URL's auth_key or token has expired (see ``OutputState/isURLExpired``).
+    var isURLExpired: @Sendable () -> Bool {
+        get { state.withLock { $0.isURLExpired } }
+        set { state.withLock { $0.isURLExpired = newValue } }
     }
 
     func start() {
-        secondStartedAt = monotonicMicroseconds()
+        let now = monotonicMicroseconds()
+        state.withLock { $0.start(now: now) }
         startConnecting()
     }
 
-    /// Under the lock: marks the change; then the loop (or the connect thread) is woken.
-    private func changeAndWake(_ change: () -> Void) {
-        let loop = lock.withLock {
-            change()
-            lock.broadcast()
-            return self.loop
-        }
-        loop?.wake(self)
+    /// Carries out an event's wake-ups, once the lock is released.
+    private func follow(_ wake: OutputState.Wake, loop: SendLoop?) {
+        if wake.sender { loop?.wake(self) }
+        if wake.producer { roomSignal.wake() }
+    }
+
+    /// Runs a command's event under the lock, then wakes whom it says.
+    private func command(_ event: (inout OutputState) -> OutputState.Wake) {
+        let (wake, loop) = state.withLock { state in (event(&state), state.loop) }
+        follow(wake, loop: loop)
     }
 
     // MARK: - Commands
 
     func requestStop() {
-        changeAndWake { stopRequested = true }
+        command { $0.stop() }
         _ = resumeEpisode(reconnect: false)
     }
 
     /// Drops the current connection (if any) and connects again, now; also ends the wait
     /// after the automatic retries were used up.
     func requestReconnect() {
-        if !resumeEpisode(reconnect: true) { changeAndWake { reconnectRequested = true } }
+        if !resumeEpisode(reconnect: true) { command { $0.requestReconnect() } }
     }
 
     /// The bearer token for every later connect of a WHIP output.
     func updateWHIPToken(_ token: String) {
-        lock.withLock { whipToken = token }
+        state.withLock { $0.whipToken = token }
     }
 
     /// The URL used for every later connect (a refreshed auth_key).
     func updateURL(_ newURL: PushURL) {
-        lock.withLock { url = newURL }
+        state.withLock { $0.url = newURL }
     }
 
     /// While paused the sender sends nothing (the queue keeps what it holds).
     func setPaused(_ value: Bool) {
-        changeAndWake { paused = value }
+        command { $0.setPaused(value) }
     }
 
     /// The source has ended: send what is queued, then close.
     func finishSource() {
-        changeAndWake { sourceFinished = true }
+        command { $0.finishSource() }
     }
 
     // MARK: - Producer side
@@ -157,82 +124,41 @@ final class PushOutput: @unchecked Sendable {
     /// Whether the producer would have to wait for room before the next packet (back-pressure
     /// mode only; never once stopped), and whether the output is connected.
     var room: BackpressurePlan.Room {
-        lock.withLock { .init(isFull: !stopRequested && queue.mode == .backpressure && queue.isFull, isConnected: connected) }
+        state.withLock { $0.room }
     }
 
     /// Back-pressure mode: the producer does not wait for this output, which is down while
     /// another carries the push (``BackpressurePlan``); it keeps its newest media, whole GOPs.
     func shedWhileAnotherCarriesThePush() {
-        lock.withLock {
-            // Reconnected since the producer looked: it is waited for again, and what it
-            // sends again after the reconnect stays.
-            guard queue.mode == .backpressure, !connected else { return }
-            queue.makeRoomByDroppingOldestGOPs()
-        }
+        state.withLock { $0.shedWhileAnotherCarriesThePush() }
     }
 
-    /// Waits until the queue has room (back-pressure mode), for at most `timeout`.
+    /// Waits until the queue has room (back-pressure mode), for at most `timeout`: until the
+    /// sender has drained it to half, or has nothing to send, or a command changed the output.
     func waitForRoom(timeout: Duration) {
         wakeSender()
-        lock.withLock {
-            guard !stopRequested, queue.mode == .backpressure, queue.isFull else { return }
-            producerWaiting = true
-            lock.wait(timeout: timeout)
-            producerWaiting = false
-        }
+        guard state.withLock({ $0.startWaitingForRoom() }) else { return }
+        roomSignal.wait(limit: timeout) { state.withLock { !$0.producerWaiting } }
+        state.withLock { $0.stopWaitingForRoom() }
     }
 
     /// Queues a packet stamped on the output clock; drops by the queue's policy when full.
     func push(_ packet: MediaPacket) {
-        var change: CongestionDetector.Change?
-        var wake: SendLoop?
-        defer { wake?.wake(self) }
-        lock.withLock {
-            guard !stopRequested else { return }
-            defer {
-                // A producer that has no time to wait (it is catching up, or its input is late)
-                // wakes the sender itself, every 40 ms of media rather than every packet.
-                if senderWaiting && queue.bufferedDuration >= wakeBatch {
-                    senderWaiting = false
-                    wake = loop
-                }
-            }
-            // Back-pressure: the producer waits for room before each frame, so a frame and what
-            // goes with it (a cue, a sequence header) may take the queue past its limit, and so
-            // may a frame the producer let go just before the connection was lost and the
-            // resend history went back in: nothing is dropped for that here. Only the producer
-            // decides that an output is not waited for and sheds (``BackpressurePlan``).
-            queue.push(packet)
-            change = updateCongestion()
+        // Only a real-time queue measures its backlog against the time (``OutputState/push(_:now:)``).
+        let now = keepsHistory ? 0 : monotonicMicroseconds()
+        let (queued, loop) = state.withLock { state in
+            let queued = state.push(packet, now: now)
+            return (queued, queued.wakesSender ? state.loop : nil)
         }
-        if let change { signal(.network(change)) }
+        loop?.wake(self)
+        if let change = queued.change { signal(.network(change)) }
     }
 
     /// Wakes a sender that waits for work. The producer calls this before it sleeps, so that
     /// the sender takes a whole batch at once rather than waking for every packet.
     func wakeSender() {
-        let loop = lock.withLock { () -> SendLoop? in
-            guard senderWaiting && !queue.isEmpty else { return nil }
-            senderWaiting = false
-            return self.loop
-        }
+        let loop = state.withLock { $0.producerSleeps() ? $0.loop : nil }
         loop?.wake(self)
-    }
-
-    /// Called with the lock held by both threads: the producer sees the backlog grow while
-    /// the sender is blocked in a write. Real-time pushes only: a `--fast` push keeps its
-    /// queue full on purpose.
-    func updateCongestion() -> CongestionDetector.Change? {
-        guard queue.mode == .dropping else { return nil }
-        return congestion.update(backlog: queue.bufferedDuration + linkBacklog, now: monotonicMicroseconds())
-    }
-
-    /// What an SRT link holds beyond a round trip (µs): media SRT sent and has not had
-    /// acknowledged. On a lossy or slow path it grows (retransmissions, a full window) before
-    /// our own queue does, so it counts toward the backlog that decides `networkPoor`.
-    private var linkBacklog: Int64 {
-        guard let link else { return 0 }
-        return max(0, Int64(link.sendBufferMs) * 1000 - Int64(2 * link.roundTripMs * 1000))
     }
 
     // MARK: - Sender side
@@ -247,66 +173,23 @@ final class PushOutput: @unchecked Sendable {
 
     /// Why the pump ends now, if it does: a stop or a reconnect was asked for.
     func requestedEnd() -> PumpOutcome? {
-        lock.withLock { requestedEndLocked }
-    }
-
-    /// Called with the lock held.
-    private var requestedEndLocked: PumpOutcome? {
-        if stopRequested { return .stopped }
-        if reconnectRequested { return .reconnectRequested }
-        return nil
+        state.withLock { $0.requestedEnd }
     }
 
     /// The next packet to send. Counts the packet sent before it in the same lock.
     func takePacket(afterSending sent: SentPacket?) -> Take {
-        var change: CongestionDetector.Change?
-        defer { if let change { signal(.network(change)) } }
-        return lock.withLock {
-            if let sent { record(sent) }
-            if let end = requestedEndLocked { return .ended(end) }
-            if !paused, let packet = queue.pop() {
-                if producerWaiting && queue.isAtMostHalfFull { lock.broadcast() }
-                change = updateCongestion()
-                return .packet(packet)
-            }
-            if sourceFinished && queue.isEmpty { return .ended(.drained) }
-            // Nothing to send: a producer that waited for room must not wait for us.
-            if producerWaiting { lock.broadcast() }
-            senderWaiting = true
-            return .none
-        }
+        let now = monotonicMicroseconds()
+        let taken = state.withLock { $0.take(afterSending: sent, now: now) }
+        if taken.wakesProducer { roomSignal.wake() }
+        if let change = taken.change { signal(.network(change)) }
+        return taken.take
     }
 
     /// Counts a packet that was sent when no next one is taken (the pump ends).
     func recordSent(_ sent: SentPacket?) {
         guard let sent else { return }
-        lock.withLock { record(sent) }
-    }
-
-    /// Called with the lock held.
-    private func record(_ sent: SentPacket) {
         let now = monotonicMicroseconds()
-        stats.bytesSent += Int64(sent.bytes)
-        stats.mediaTimeSent = max(stats.mediaTimeSent, sent.dts)
-        if sent.due != .min { stats.sendLateness.record(now - sent.due) }
-        secondBytes += Int64(sent.bytes)
-        switch sent.countsAs {
-        case .videoFrame:
-            stats.videoFramesSent += 1
-            secondFrames += 1
-        case .audioFrame:
-            stats.audioFramesSent += 1
-        case .other:
-            break  // a configuration or a cue, not a frame
-        }
-        let window = now - secondStartedAt
-        if window >= 1_000_000 {
-            stats.bitrate = Int(secondBytes * 8 * 1_000_000 / window)
-            stats.fps = Double(secondFrames) * 1_000_000 / Double(window)
-            secondStartedAt = now
-            secondBytes = 0
-            secondFrames = 0
-        }
+        state.withLock { $0.record(sent, now: now) }
     }
 
     /// What the transport measured of the link, read by the connection at its service turns.
@@ -320,58 +203,37 @@ final class PushOutput: @unchecked Sendable {
     /// A WebRTC output's link as its peer reports it: a change of quality is signalled (and moves
     /// `networkPoor`: poor, bad or down is congestion), and so is a keyframe request.
     private func recordWebRTC(_ stats: WebRTCLinkStats) {
-        var signals: [Signal] = []
-        lock.withLock {
-            webRTCLink = stats
-            if stats.qualityChanged, let quality = stats.quality {
-                signals.append(.networkQuality(quality))
-                let poor = quality >= .poor
-                if poor != webRTCPoor {
-                    webRTCPoor = poor
-                    signals.append(.network(poor ? .poor : .recovered))
-                }
-            }
-        }
-        if stats.keyframeRequests > 0 { signals.append(.keyframeRequested) }
-        for signal in signals { self.signal(signal) }
+        let (quality, change) = state.withLock { $0.recordWebRTC(stats) }
+        if let quality { signal(.networkQuality(quality)) }
+        if let change { signal(.network(change)) }
+        if stats.keyframeRequests > 0 { signal(.keyframeRequested) }
     }
 
     /// SRT's counters: its unacknowledged span counts toward the congestion backlog.
     private func recordSRT(_ stats: SRTLinkStats) {
-        let change = lock.withLock {
-            link = stats
-            return updateCongestion()
-        }
-        if let change { signal(.network(change)) }
+        let now = monotonicMicroseconds()
+        if let change = state.withLock({ $0.recordSRT(stats, now: now) }) { signal(.network(change)) }
     }
 
     /// The URL in use, with its secrets masked.
-    var redactedURL: String { lock.withLock { url.redacted } }
+    var redactedURL: String { state.withLock { $0.url.redacted } }
 
     /// This output's figures for ``PushStats/outputs``.
     func outputStats() -> OutputStats {
-        let s = snapshot()
-        return lock.withLock {
-            OutputStats(id: id, url: url.redacted, isConnected: connected, bytesSent: s.bytesSent,
-                        videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
-                        droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
-                        kind: kind.isWHIP ? "whip" : kind.rawValue, srt: link, webrtc: webRTCLink,
-                        sendLoop: lastLoopIndex)
+        let now = monotonicMicroseconds()
+        return state.withLock { state in
+            let s = state.snapshot(now: now)
+            return OutputStats(id: id, url: state.url.redacted, isConnected: state.connected, bytesSent: s.bytesSent,
+                               videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
+                               droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
+                               kind: kind.isWHIP ? "whip" : kind.rawValue, srt: state.link, webrtc: state.webRTCLink,
+                               sendLoop: state.lastLoopIndex)
         }
     }
 
     /// This output's figures (sent, dropped, queued); the session adds the source's.
     func snapshot() -> PushStats {
-        lock.withLock {
-            var s = stats
-            s.droppedFrames = queue.drops
-            s.queuedPackets = queue.count
-            s.queuedDuration = queue.bufferedDuration
-            if monotonicMicroseconds() - secondStartedAt > 2_000_000 {
-                s.bitrate = 0
-                s.fps = 0
-            }
-            return s
-        }
+        let now = monotonicMicroseconds()
+        return state.withLock { $0.snapshot(now: now) }
     }
 }

@@ -13,8 +13,8 @@ import DequeModule
 /// Byte positions are counted on each connection as the session counts what it writes: high
 /// (``RTMPSession/bytesSent``), so that a packet counts as received only when it surely was.
 /// Pure state; the sender thread owns it.
-struct ResendHistory {
-    struct Limits {
+struct ResendHistory: Sendable {
+    struct Limits: Sendable {
         /// Unacknowledged bytes assumed in flight while the server has not acknowledged anything.
         var fallbackWindow: Int64
         /// Never keeps more than this unacknowledged (a server that stops acknowledging).
@@ -25,7 +25,7 @@ struct ResendHistory {
     /// Without video there are no keyframes to resume at: the history is cut packet by packet.
     let hasVideo: Bool
     /// A packet sent on this connection, with the byte position at its end.
-    struct Entry {
+    struct Entry: Sendable {
         let packet: MediaPacket
         let end: Int64
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// what its server sent; a connection that sends reads it at its turns, every 100 ms at most
 /// (``PublishingPace/serviceInterval``). Connecting is not done here: it blocks (see
 /// `PushOutput+Connecting.swift`).
-final class SendLoop: @unchecked Sendable {
+final class SendLoop: Sendable {
     /// One loop per core, two at least, shared by every push in the process.
     static let pool: [SendLoop] = (0..<WorkerThread.onePerCore).map { SendLoop(index: $0) }
     private static let nextIndex = Atomic<Int>(0)
@@ -27,14 +27,27 @@ final class SendLoop: @unchecked Sendable {
     /// sweep is a wake-up of the loop: at 100 ms they were a third of a real-time push's.
     static let sweepInterval: Int64 = 250_000
 
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var arriving: [any PublishingTurns] = []
-    private var woken: Set<ObjectIdentifier> = []
-    private var sleeping = false
-    // The loop thread's own.
-    private var attached: [ObjectIdentifier: any PublishingTurns] = [:]
-    private var blocked: Set<ObjectIdentifier> = []
+    /// What other threads hand the loop: connections to serve, and outputs with work.
+    private struct Inbox: ~Copyable {
+        var arriving: [PublishingSlot] = []
+        var woken: Set<ObjectIdentifier> = []
+        var sleeping = false
+
+        var hasWork: Bool { !arriving.isEmpty || !woken.isEmpty }
+
+        mutating func take() -> ([PublishingSlot], Set<ObjectIdentifier>) {
+            sleeping = false
+            defer {
+                arriving.removeAll()
+                woken.removeAll()
+            }
+            return (arriving, woken)
+        }
+    }
+
+    private let inbox = Mutex(Inbox())
+    /// Where the loop sleeps until an output wakes it (when `inbox` says it sleeps).
+    private let bell = ProgressSignal()
 
     /// Its place in ``pool``: which outputs share a loop (``OutputStats/sendLoop``).
     let index: Int
@@ -44,28 +57,33 @@ final class SendLoop: @unchecked Sendable {
         WorkerThread.start(name: "livepush.send") { self.run() }
     }
 
-    /// Serves `publishing` from now on, until its turn ends the pump.
-    func attach(_ publishing: any PublishingTurns) {
-        lock.withLockThenBroadcast {
-            arriving.append(publishing)
-            woken.insert(ObjectIdentifier(publishing.output))
-            return sleeping
+    /// Serves the connection in `slot` from now on, until its turn ends the pump.
+    func attach(_ slot: PublishingSlot) {
+        let sleeping = inbox.withLock { inbox in
+            inbox.arriving.append(slot)
+            inbox.woken.insert(ObjectIdentifier(slot.output))
+            return inbox.sleeping
         }
+        if sleeping { bell.wake() }
     }
 
     /// The output has work (or a command): its connection gets a turn soon.
     func wake(_ output: PushOutput) {
-        lock.withLockThenBroadcast {
-            woken.insert(ObjectIdentifier(output))
-            return sleeping
+        let sleeping = inbox.withLock { inbox in
+            inbox.woken.insert(ObjectIdentifier(output))
+            return inbox.sleeping
         }
+        if sleeping { bell.wake() }
     }
 
     private func run() {
+        // The loop thread's own: the connections it serves, and those whose socket was full.
+        var attached: [ObjectIdentifier: PublishingSlot] = [:]
+        var blocked: Set<ObjectIdentifier> = []
         var nextSweep = monotonicMicroseconds() + Self.sweepInterval
         while true {
             let (arrived, due) = waitForWork(until: blocked.isEmpty ? nextSweep : min(nextSweep, monotonicMicroseconds() + Self.blockedRetry))
-            for publishing in arrived { attached[ObjectIdentifier(publishing.output)] = publishing }
+            for slot in arrived { attached[ObjectIdentifier(slot.output)] = slot }
             let now = monotonicMicroseconds()
             var turns = due.union(blocked)
             if now >= nextSweep {
@@ -74,8 +92,8 @@ final class SendLoop: @unchecked Sendable {
             }
             var yielded: Set<ObjectIdentifier> = []
             for id in turns {
-                guard let publishing = attached[id] else { continue }
-                switch publishing.runTurn(now: now) {
+                guard let slot = attached[id] else { continue }
+                switch slot.runTurn(now: now) {
                 case .idle:
                     blocked.remove(id)
                 case .blocked:
@@ -86,28 +104,28 @@ final class SendLoop: @unchecked Sendable {
                 case .ended(let outcome):
                     attached[id] = nil
                     blocked.remove(id)
-                    publishing.output.pumpEnded(outcome, publishing)
+                    slot.output.pumpEnded(outcome, slot)
+                case nil:
+                    // Never: only this loop ends a pump, and it lets go of the slot then.
+                    attached[id] = nil
+                    blocked.remove(id)
                 }
             }
-            if !yielded.isEmpty { lock.withLock { woken.formUnion(yielded) } }
+            if !yielded.isEmpty { inbox.withLock { $0.woken.formUnion(yielded) } }
         }
     }
 
     /// Waits until an output wakes the loop or `deadline` (monotonic µs) passes; takes what arrived.
-    private func waitForWork(until deadline: Int64) -> ([any PublishingTurns], Set<ObjectIdentifier>) {
-        lock.withLock {
-            while arriving.isEmpty && woken.isEmpty {
-                let left = deadline - monotonicMicroseconds()
-                if left <= 0 { break }
-                sleeping = true
-                lock.wait(timeout: .microseconds(left))
-                sleeping = false
-            }
-            defer {
-                arriving.removeAll()
-                woken.removeAll()
-            }
-            return (arriving, woken)
+    private func waitForWork(until deadline: Int64) -> ([PublishingSlot], Set<ObjectIdentifier>) {
+        let ready = inbox.withLock { inbox -> ([PublishingSlot], Set<ObjectIdentifier>)? in
+            if inbox.hasWork { return inbox.take() }
+            // From here on, what wakes the loop rings the bell.
+            inbox.sleeping = true
+            return nil
         }
+        if let ready { return ready }
+        let left = deadline - monotonicMicroseconds()
+        if left > 0 { bell.wait(limit: .microseconds(left)) { inbox.withLock { $0.hasWork } } }
+        return inbox.withLock { $0.take() }
     }
 }

@@ -21,7 +21,7 @@ import DequeModule
 ///
 /// Sequence headers (an input switch changed the codec configuration) and data messages (cues)
 /// are never dropped: every frame after a header needs it, and a cue is the break's only signal.
-struct SendQueue {
+struct SendQueue: Sendable {
     enum Mode: Sendable { case backpressure, dropping }
 
     struct Limits: Sendable, Equatable {

@@ -4,11 +4,12 @@ import Synchronization
 /// One WebRTC peer connection that sends H.264 and Opus, over GStreamer's webrtcbin through
 /// the CWebRTC shim: the only type that holds its pointer. ICE, DTLS-SRTP, RTP and RTCP are
 /// webrtcbin's and libnice's; this type offers, takes the answer, feeds frames and reads what
-/// the peer reports. Not for concurrent use, but for its state, which GStreamer's threads set.
+/// the peer reports. Not for concurrent use, but for its state, which GStreamer's threads set
+/// (under `state`, a `Mutex`) and announce (`changed`, a ``ProgressSignal``).
 ///
-/// `@unchecked Sendable` because it wraps a C handle: the handle is used by one thread at a time
-/// (the connection worker while connecting, then the output's send loop), and what GStreamer's
-/// threads report goes into `state` and `changed`, which lock themselves.
+/// `@unchecked Sendable` only because it wraps a C handle (webrtcbin's peer, which GStreamer's
+/// threads call back into): the handle is used by one thread at a time, the connection worker
+/// while connecting, then the output's send loop.
 final class WebRTCPeer: @unchecked Sendable {
     /// webrtcbin's numbering (GstWebRTCICEConnectionState, GstWebRTCPeerConnectionState,
     /// GstWebRTCDTLSTransportState).
@@ -28,7 +29,8 @@ final class WebRTCPeer: @unchecked Sendable {
 
     private var handle: OpaquePointer?
     private let state = Mutex(State())
-    private let changed = ConditionLock()
+    /// Woken after each report, for ``awaitConnected(timeout:)``.
+    private let changed = ProgressSignal()
 
     /// `decoderConfiguration`: the H.264 avcC (nil: no video); `audioChannels`: 0 for no audio.
     init(decoderConfiguration: [UInt8]?, audioChannels: Int, stunServer: String?, turnServer: String?) throws(LivePushError) {
@@ -73,16 +75,13 @@ final class WebRTCPeer: @unchecked Sendable {
 
     /// Waits until media can flow (ICE and DTLS connected), or a failure, or `timeout`.
     func awaitConnected(timeout: Duration) throws(LivePushError) {
-        let deadline = monotonicMicroseconds() + timeout.nanoseconds / 1000
-        while true {
-            let now = state.withLock { $0 }
-            if let failure = Self.failure(in: now) { throw failure }
-            if now.peer == .connected { return }
-            let left = deadline - monotonicMicroseconds()
-            guard left > 0 else {
-                throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
-            }
-            _ = changed.withLock { changed.wait(timeout: .microseconds(min(left, 50_000))) }
+        changed.wait(limit: timeout) {
+            state.withLock { Self.failure(in: $0) != nil || $0.peer == .connected }
+        }
+        let now = state.withLock { $0 }
+        if let failure = Self.failure(in: now) { throw failure }
+        guard now.peer == .connected else {
+            throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
         }
     }
 
@@ -146,7 +145,7 @@ final class WebRTCPeer: @unchecked Sendable {
             default: break
             }
         }
-        changed.withLockThenBroadcast { true }
+        changed.wake()
     }
 
     private static func take(_ text: UnsafeMutablePointer<CChar>?) -> String? {
