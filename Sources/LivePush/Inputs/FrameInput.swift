@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An input fed by the app: raw ``VideoFrame``s and ``AudioFrame``s, encoded to H.264 and AAC
 /// on the push's producer thread. Hand it to ``LivePusher/start(source:url:)``, then call
 /// `send` from any thread as frames arrive, and ``finish()`` at the end.
@@ -16,7 +18,7 @@
 /// `send` waits while its track is full (the push is behind), so memory stays bounded.
 /// Frames go to the encoders as they are: filters, the detector and the BGM mixer apply to
 /// file inputs today.
-public final class FrameInput: MediaInput, @unchecked Sendable {
+public final class FrameInput: MediaInput, Sendable {
     /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {
         /// Width in pixels.
@@ -55,17 +57,24 @@ public final class FrameInput: MediaInput, @unchecked Sendable {
     }
 
     /// The tracks the input produces.
-    public var info: StreamInfo { encoder.info }
-    private let encoder: RawFrameEncoder
+    public let info: StreamInfo
+    /// The format audio frames must have (nil without an audio track).
+    private let audioFormat: LivePush.AudioFormat?
+    /// The producer's alone once the push runs (the app's threads touch only `feed`); in a
+    /// `Mutex` so that the compiler checks it, never contended: an atomic exchange per packet.
+    private let encoder: Mutex<RawFrameEncoder>
     private let feed: AppFeedQueue<VideoFrame, AudioFrame>
 
     /// Creates an input with a video track, an audio track, or both.
     public init(video: VideoFormat?, audio: AudioFormat?, options: MediaSourceOptions = MediaSourceOptions(),
                 timestamps: Timestamps = .fromFrames) throws(LivePushError) {
-        encoder = try RawFrameEncoder(video: video, audio: audio, options: options)
+        let encoder = try RawFrameEncoder(video: video, audio: audio, options: options)
+        info = encoder.info
+        audioFormat = encoder.audioEncoder?.format
+        self.encoder = Mutex(encoder)
         feed = AppFeedQueue(hasVideo: video != nil, hasAudio: audio != nil, timestamps: timestamps,
-                            maxVideo: encoder.info.video.map { Int($0.frameRate * 2) } ?? 0,
-                            maxAudioCost: (audio?.sampleRate ?? 0) * 2, audioCost: \.sampleCount)
+                            maxVideo: info.video.map { Int($0.frameRate * 2) } ?? 0,
+                            maxAudioCost: (audio?.sampleRate ?? 0) * 2, audioCost: { $0.sampleCount })
     }
 
     // MARK: - The app's side
@@ -79,7 +88,7 @@ public final class FrameInput: MediaInput, @unchecked Sendable {
     /// Queues audio; waits while two seconds of samples are queued. The frame must be at the
     /// input's sample rate and channel count (`unsupportedCodec` otherwise).
     public func send(_ frame: AudioFrame) throws(LivePushError) {
-        if let format = encoder.audioEncoder?.format, frame.sampleRate != format.sampleRate || frame.channels != format.channels {
+        if let format = audioFormat, frame.sampleRate != format.sampleRate || frame.channels != format.channels {
             throw LivePushError(.unsupportedCodec, "audio frame of \(frame.channels) ch at \(frame.sampleRate) Hz; the input takes \(format)")
         }
         try feed.send(audio: frame)
@@ -98,11 +107,14 @@ public final class FrameInput: MediaInput, @unchecked Sendable {
     // MARK: - MediaInput (the producer thread)
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
-        try encoder.nextPacket {
-            switch feed.take() {
-            case .video(let frame): .video(frame)
-            case .audio(let frame): .audio(frame)
-            case .end: .end
+        let feed = feed
+        return try encoder.withLock { encoder throws(LivePushError) in
+            try encoder.nextPacket {
+                switch feed.take() {
+                case .video(let frame): .video(frame)
+                case .audio(let frame): .audio(frame)
+                case .end: .end
+                }
             }
         }
     }
@@ -114,6 +126,6 @@ public final class FrameInput: MediaInput, @unchecked Sendable {
 
 extension FrameInput: TakesFrameStages {
     func attach(_ stages: FrameStages) {
-        encoder.stages = stages
+        encoder.withLock { $0.stages = stages }
     }
 }

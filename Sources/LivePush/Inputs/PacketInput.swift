@@ -18,7 +18,7 @@
 /// units with an IDR slice; the stream is sent from the first one. Timestamps are the app's
 /// (µs, decode order per track) or stamped on arrival (``FrameInput/Timestamps``). Each track
 /// holds about two seconds: `send` waits while it is full.
-public final class PacketInput: MediaInput, @unchecked Sendable {
+public final class PacketInput: MediaInput, Sendable {
     /// An H.264 track's format and parameter sets.
     public struct H264Track: Sendable {
         /// Width in pixels.

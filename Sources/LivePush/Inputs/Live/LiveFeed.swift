@@ -1,4 +1,5 @@
 import DequeModule
+import Synchronization
 
 /// The primary of a live input: a thread (`livepush.input`) that connects to the URL, decodes
 /// what arrives into frames at the channel's format, and holds them in a bounded jitter buffer
@@ -9,7 +10,7 @@ import DequeModule
 /// frames more slowly than they arrive, the oldest beyond the cap are dropped and counted.
 /// The thread blocks in libavformat's reads (which have no other way to wait); it is the one
 /// thread a live input costs.
-final class LiveFeed: @unchecked Sendable {
+final class LiveFeed: Sendable {
     /// What the output needs to decide a frame slot.
     struct Status {
         var lastArrival: Int64?
@@ -28,29 +29,45 @@ final class LiveFeed: @unchecked Sendable {
     private let report: @Sendable (InputEvent) -> Void
     private let frameDuration: Int64
 
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    /// Pictures waiting, with when each arrived (µs, monotonic).
-    private var video = Deque<(picture: VideoFrame, arrival: Int64)>()
-    /// Whether the feed's current connection carries sound: its pictures then wait for it.
-    private var feedHasAudio = false
-    private var audio = SampleQueue()
-    private var lastArrival: Int64?
-    private var steadySince: Int64?
-    private var stopped = false
-    private var interrupt = IOInterrupt()
-    private var firstDemuxer: FFDemuxer?
-    private(set) var droppedFrames = 0
-    private(set) var connections = 0
+    /// The jitter buffer and the connection's state, shared by the reader and the producer.
+    private struct State {
+        /// Pictures waiting, with when each arrived (µs, monotonic).
+        var video = Deque<(picture: VideoFrame, arrival: Int64)>()
+        /// Whether the feed's current connection carries sound: its pictures then wait for it.
+        var feedHasAudio = false
+        var audio = SampleQueue()
+        var lastArrival: Int64?
+        var steadySince: Int64?
+        var stopped = false
+        var interrupt = IOInterrupt()
+        var droppedFrames = 0
+        var connections = 0
+
+        /// The pictures that may go out now, oldest first: those whose sound is in (or that
+        /// waited long enough for it).
+        func readyPictures(now: Int64, sampleRate: Int) -> Int {
+            guard feedHasAudio else { return video.count }
+            let soundEnd = audio.tailTime(sampleRate: sampleRate) ?? .min
+            return video.prefix { $0.picture.timestamp <= soundEnd || now - $0.arrival >= LiveFeed.soundWait }.count
+        }
+    }
+    private let state: Mutex<State>
+    /// The demuxer the input's format was probed on: the reader thread's first connection takes it.
+    private let firstDemuxer: Mutex<FFDemuxer?>
+    /// Woken when frames arrived or the feed stopped: the producer waiting for the first
+    /// picture, the reader waiting to connect again.
+    private let changed = ProgressSignal()
 
     /// `opened`: the demuxer the input's format was probed on (and the interrupt it was opened
     /// with), used for the first connection.
-    init(url: String, name: String, opened: (FFDemuxer, IOInterrupt)?, size: VideoSize, frameRate: Double, audio: AudioFormat,
+    init(url: String, name: String, opened: sending (FFDemuxer, IOInterrupt)?, size: VideoSize, frameRate: Double, audio: AudioFormat,
          options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void) {
         self.url = url
         self.name = name
-        firstDemuxer = opened?.0
-        if let opened { interrupt = opened.1 }
+        var initial = State()
+        if let opened { initial.interrupt = opened.1 }
+        state = Mutex(initial)
+        firstDemuxer = Mutex(opened?.0)
         self.size = size
         audioFormat = audio
         self.options = options
@@ -59,54 +76,58 @@ final class LiveFeed: @unchecked Sendable {
     }
 
     func start() {
-        let transfer = UncheckedTransfer(value: self)
-        WorkerThread.start(name: "livepush.input") { transfer.value.run() }
+        WorkerThread.start(name: "livepush.input") { self.run() }
     }
 
     /// Ends the thread: its blocking read is interrupted at once.
     func stop() {
-        lock.withLock {
-            stopped = true
-            interrupt.cancel()
-            lock.broadcast()
+        state.withLock {
+            $0.stopped = true
+            $0.interrupt.cancel()
         }
+        changed.wake()
     }
 
     var status: Status {
-        lock.withLock { Status(lastArrival: lastArrival, steadySince: steadySince, hasVideo: readyPictures(now: monotonicMicroseconds()) > 0) }
+        let sampleRate = audioFormat.sampleRate
+        return state.withLock {
+            Status(lastArrival: $0.lastArrival, steadySince: $0.steadySince,
+                   hasVideo: $0.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate) > 0)
+        }
     }
+
+    /// Pictures dropped: beyond the cap, or beyond what the output caught up on.
+    var droppedFrames: Int { state.withLock { $0.droppedFrames } }
+    /// Connections made to the feed.
+    var connections: Int { state.withLock { $0.connections } }
 
     /// A picture waits, at most this long (µs), until the sound of its time has arrived: an
     /// MPEG-TS muxer holds sound back up to 0.7 s, and pictures sent before it would go out
     /// without their sound.
     static let soundWait: Int64 = 1_000_000
 
-    /// The pictures that may go out now, oldest first: those whose sound is in (or that waited
-    /// long enough for it). Called with the lock held.
-    private func readyPictures(now: Int64) -> Int {
-        guard feedHasAudio else { return video.count }
-        let soundEnd = audio.tailTime(sampleRate: audioFormat.sampleRate) ?? .min
-        return video.prefix { $0.picture.timestamp <= soundEnd || now - $0.arrival >= Self.soundWait }.count
-    }
-
     /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
     func awaitFirstPicture(timeout: Duration) {
-        _ = lock.withLock { lock.wait(while: { readyPictures(now: monotonicMicroseconds()) == 0 && !stopped }, limit: timeout) }
+        let sampleRate = audioFormat.sampleRate
+        changed.wait(limit: timeout) {
+            state.withLock { $0.stopped || $0.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate) > 0 }
+        }
     }
 
     /// The oldest picture ready to go out, if any. Beyond twice the jitter buffer's worth of
     /// ready ones, the oldest are dropped: the output catches up rather than run ever later.
     func takeVideo() -> VideoFrame? {
-        lock.withLock {
-            let keep = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
-            var ready = readyPictures(now: monotonicMicroseconds())
+        let keep = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
+        let sampleRate = audioFormat.sampleRate
+        return state.withLock { state in
+            var ready = state.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate)
             guard ready > 0 else { return nil }
             while ready > 2 * keep {
-                video.removeFirst()
-                droppedFrames += 1
+                state.video.removeFirst()
+                state.droppedFrames += 1
                 ready -= 1
             }
-            return video.popFirst()?.picture
+            return state.video.popFirst()?.picture
         }
     }
 
@@ -122,17 +143,19 @@ final class LiveFeed: @unchecked Sendable {
         var block = try AudioFrame(sampleRate: audioFormat.sampleRate, channels: audioFormat.channels,
                                    sampleCount: count, timestamp: timestamp)
         let rate = audioFormat.sampleRate
+        let jitterSamples = audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000)
+        let format = audioFormat
         // Taken under the lock, copied after it: the frames are values that share their samples.
-        let (silence, spans) = lock.withLock { () -> (Int, [(frame: AudioFrame, from: Int, to: Int, count: Int)]) in
+        let (silence, spans) = state.withLock { state -> (Int, [(frame: AudioFrame, from: Int, to: Int, count: Int)]) in
             guard let sourceTime else {
-                audio.dropOldest(whileMoreThan: 2 * audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000) + count)
-                return (0, audio.take(count))
+                state.audio.dropOldest(whileMoreThan: 2 * jitterSamples + count)
+                return (0, state.audio.take(count))
             }
-            guard let head = audio.headTime(sampleRate: rate) else { return (count, []) }
-            if head < sourceTime - Self.syncTolerance { audio.drop(before: sourceTime, sampleRate: rate) }
+            guard let head = state.audio.headTime(sampleRate: rate) else { return (count, []) }
+            if head < sourceTime - Self.syncTolerance { state.audio.drop(before: sourceTime, sampleRate: rate) }
             // Sound that starts later than this block: silence up to it.
-            let silence = head > sourceTime + Self.syncTolerance ? min(count, audioFormat.samples(inMicros: head - sourceTime)) : 0
-            return (silence, audio.take(count - silence))
+            let silence = head > sourceTime + Self.syncTolerance ? min(count, format.samples(inMicros: head - sourceTime)) : 0
+            return (silence, state.audio.take(count - silence))
         }
         try SampleQueue.copy(spans, into: &block, at: silence)
         return block
@@ -141,30 +164,32 @@ final class LiveFeed: @unchecked Sendable {
     /// Forgets what waits but the newest jitter buffer's worth: the primary goes on air again
     /// (at the start, or back from the backup) with its pictures and its sound together.
     func trimToJitterBuffer() {
-        lock.withLock {
-            let keepVideo = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
-            var ready = readyPictures(now: monotonicMicroseconds())
+        let keepVideo = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
+        let keepAudio = audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000)
+        let sampleRate = audioFormat.sampleRate
+        state.withLock { state in
+            var ready = state.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate)
             while ready > keepVideo {
-                video.removeFirst()
+                state.video.removeFirst()
                 ready -= 1
             }
-            audio.dropOldest(keepingAtLeast: audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000))
+            state.audio.dropOldest(keepingAtLeast: keepAudio)
         }
     }
 
     // MARK: - The reader thread
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func run() {
         var failures = 0
         while !isStopped {
-            let (interrupt, opened) = lock.withLock { () -> (IOInterrupt, FFDemuxer?) in
+            let opened = firstDemuxer.withLock { $0.take() }
+            let interrupt = state.withLock { state -> IOInterrupt in
                 // A fresh one per connection: an expired deadline stays expired.
-                if firstDemuxer == nil { self.interrupt = IOInterrupt() }
-                if stopped { self.interrupt.cancel() }
-                defer { firstDemuxer = nil }
-                return (self.interrupt, firstDemuxer)
+                if opened == nil { state.interrupt = IOInterrupt() }
+                if state.stopped { state.interrupt.cancel() }
+                return state.interrupt
             }
             do throws(LivePushError) {
                 let demuxer: FFDemuxer
@@ -175,12 +200,13 @@ final class LiveFeed: @unchecked Sendable {
                                          followsReferences: options.followsReferences)
                 }
                 let decoder = try FeedDecoder(demuxer: demuxer, size: size, audio: audioFormat)
-                lock.withLock {
-                    connections += 1
+                let hasAudio = decoder.hasAudio
+                state.withLock { state in
+                    state.connections += 1
                     // What an earlier connection left has other timestamps, and is old news.
-                    video.removeAll()
-                    audio.removeAll()
-                    feedHasAudio = decoder.hasAudio
+                    state.video.removeAll()
+                    state.audio.removeAll()
+                    state.feedHasAudio = hasAudio
                 }
                 var frames: [FeedDecoder.Frame] = []
                 let timeout = max(1000, options.timeout.nanoseconds / 1000)
@@ -199,36 +225,38 @@ final class LiveFeed: @unchecked Sendable {
                 failures += 1
                 var delay = options.retryInterval
                 for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
-                lock.withLock { steadySince = nil }
+                state.withLock { $0.steadySince = nil }
                 report(.primaryRetry(error, retryIn: delay))
-                lock.withLock { if !stopped { lock.wait(timeout: delay) } }
+                // The backoff; `stop` ends it at once.
+                changed.wait(limit: delay) { isStopped }
             }
         }
     }
 
     private func deliver(_ frames: [FeedDecoder.Frame]) {
         let now = monotonicMicroseconds()
-        lock.withLock {
-            if let last = lastArrival, now - last > Self.steadyGap { steadySince = nil }
-            if steadySince == nil { steadySince = now }
-            lastArrival = now
+        // The hard cap, whatever the output does: a second and a half of pictures (some may
+        // wait for their sound), a second of sound.
+        let maxVideo = max(2, Int(1_500_000 / frameDuration))
+        let maxAudio = audioFormat.sampleRate
+        state.withLock { state in
+            if let last = state.lastArrival, now - last > Self.steadyGap { state.steadySince = nil }
+            if state.steadySince == nil { state.steadySince = now }
+            state.lastArrival = now
             for frame in frames {
                 switch frame {
                 case .video(let picture):
-                    video.append((picture, now))
+                    state.video.append((picture, now))
                 case .audio(let sound):
-                    audio.append(sound)
+                    state.audio.append(sound)
                 }
             }
-            // The hard cap, whatever the output does: a second and a half of pictures (some may
-            // wait for their sound), a second of sound.
-            let maxVideo = max(2, Int(1_500_000 / frameDuration))
-            while video.count > maxVideo {
-                video.removeFirst()
-                droppedFrames += 1
+            while state.video.count > maxVideo {
+                state.video.removeFirst()
+                state.droppedFrames += 1
             }
-            audio.dropOldest(whileMoreThan: audioFormat.sampleRate)
-            lock.broadcast()
+            state.audio.dropOldest(whileMoreThan: maxAudio)
         }
+        changed.wake()
     }
 }
