@@ -11,6 +11,8 @@ final class SwitcherFillTests: XCTestCase {
     final class ScriptedFills {
         let entry: ScriptedEntry
         var opensAtOnce = false
+        /// The openings asked for (by position) that fail.
+        var failing: Set<Int> = []
         private(set) var requested: [BreakFill] = []
         private(set) var openings: [OpeningInput] = []
 
@@ -20,6 +22,9 @@ final class SwitcherFillTests: XCTestCase {
 
         func open(_ fill: BreakFill) -> OpeningInput {
             requested.append(fill)
+            if failing.contains(requested.count - 1) {
+                return OpeningInput(.failure(LivePushError(.mediaReadFailed, "fill \(requested.count - 1) cannot be opened")))
+            }
             let opening = opensAtOnce ? OpeningInput(.success(entry.make())) : OpeningInput()
             openings.append(opening)
             return opening
@@ -42,46 +47,51 @@ final class SwitcherFillTests: XCTestCase {
         return BreakSetup(director: director, open: fills.open, report: { events.add("\($0)") })
     }
 
-    func testTheMainStaysOnAirWhileTheFillOpensAndTheBreakStillEndsWhereItsWindowSays() throws {
+    func testABreakWaitsForItsFirstFillWithoutBlockingAndSplicesWhereItsWindowSays() throws {
         let clock = ManualMonotonicClock()
         let events = EventLog()
+        let woken = EventLog()
         let fills = ScriptedFills(ScriptedEntry(name: 0xB, seconds: 10))
         let breaks = blackout(at: 2, for: 3, fills: fills, events: events)
-        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 8, gop: 5), breaks: breaks, clock: clock)
+        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 8, gop: 5), pacing: .realTime, breaks: breaks,
+                                         nextInputReady: { woken.add("woken") }, clock: clock)
         var run = SwitcherRun()
-        // Three seconds of the main input: the window fell due at 2 s, its fill is still opening.
-        try switcher.run(clock, packets: 75 + 141, into: &run)
+        try switcher.run(clock, into: &run)
+        // The window fell due at 2 s; its fill is still opening: the switcher says so and returns.
+        XCTAssertTrue(run.awaitingNextInput)
         XCTAssertEqual(fills.requested, [.alternate])
         XCTAssertEqual(run.videoRuns.map(\.input), [0xA])
-        XCTAssertGreaterThan(try XCTUnwrap(run.video.last).dts, 2 * second + 500_000, "the main input went on past the window's start")
-        XCTAssertEqual(events.names.filter { $0.hasPrefix("blackout") }, ["blackoutStarted"])
+        XCTAssertEqual(run.video.count, 50, "the main input up to the window, nothing past it")
+        XCTAssertTrue(woken.names.isEmpty)
         fills.finish(0)
+        XCTAssertEqual(woken.names, ["woken"], "the driver is told to step again")
+        run.awaitingNextInput = false
         try switcher.run(clock, into: &run)
         XCTAssertTrue(run.finished)
         XCTAssertEqual(run.videoRuns.map(\.input), [0xA, 0xB, 0xA])
         let cut = try XCTUnwrap(run.packets(of: 0xB, .video).first)
         XCTAssertTrue(cut.isKeyframe)
-        XCTAssertGreaterThan(cut.dts, 2 * second + 500_000, "the fill goes on air once open")
+        XCTAssertEqual(Double(cut.dts), Double(2 * second), accuracy: Double(ScriptedSource.audioFrame), "the splice, to the frame")
         let back = try XCTUnwrap(run.packets(of: 0xA, .video).first { $0.dts > cut.dts })
-        XCTAssertTrue(back.isKeyframe)
-        XCTAssertEqual(back.data, [0xA, 0, 130], "the first keyframe at or after the window's end (5.005 s), not 3 s after the late cut")
+        XCTAssertEqual(back.data, [0xA, 0, 130], "the main input's first keyframe at or after the window's end (5.005 s)")
         XCTAssertLessThanOrEqual(SwitcherRun.largestStep(run.video), ScriptedSource.frame + 25_000, "no hole at either switch")
         XCTAssertEqual(events.names.filter { $0.hasPrefix("blackout") }, ["blackoutStarted", "blackoutEnded"])
     }
 
-    func testAFillNotOpenByTheBreaksEndIsNotPlayed() throws {
+    func testAFirstFillThatCannotBeOpenedGivesWayToTheSlate() throws {
         let clock = ManualMonotonicClock()
         let events = EventLog()
-        let fills = ScriptedFills(ScriptedEntry(name: 0xB, seconds: 10))
+        let fills = ScriptedFills(ScriptedEntry(name: 0x5, seconds: 10))
+        fills.opensAtOnce = true
+        fills.failing = [0]
         let breaks = blackout(at: 2, for: 1, fills: fills, events: events)
-        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 5), pacing: .realTime, breaks: breaks, clock: clock)
+        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 5), breaks: breaks, clock: clock)
         var run = SwitcherRun()
         try switcher.run(clock, into: &run)
         XCTAssertTrue(run.finished)
-        XCTAssertEqual(run.videoRuns.map(\.input), [0xA], "the main input throughout")
-        XCTAssertEqual(run.video.count, 125)
-        XCTAssertEqual(events.names.filter { $0.hasPrefix("blackout") }, ["blackoutStarted", "blackoutEnded"])
-        fills.finish(0)  // opened too late: dropped with its handle, never on air
+        XCTAssertEqual(Array(fills.requested.prefix(2)), [.alternate, .slate])
+        XCTAssertEqual(run.videoRuns.map(\.input), [0xA, 0x5, 0xA])
+        XCTAssertTrue(events.names.contains { $0.contains("fill 0 cannot be opened") }, "reported")
     }
 
     func testTheNextFillOpensAheadAndOneStillOpeningIsWaitedForWithoutBlocking() throws {

@@ -82,33 +82,28 @@ extension Switcher {
     }
 
     /// Whether a break goes on air before the main input's `packet` (a picture, or sound without
-    /// pictures). A break that falls due starts opening its first fill on the opening pool: the
-    /// main input stays on air until the fill is open (tens of milliseconds for a file), so no
-    /// pacing thread waits for a disk or a demuxer. The break's window stays where it is on the
-    /// output clock: a cue's break still ends where its cue says (a late fill shortens it), and
-    /// one whose end passes before its fill is open is not played.
+    /// pictures), or waits for its first fill (true both: the loop goes on). A break that falls
+    /// due starts opening its first fill on the opening pool, so that no pacing thread waits for
+    /// a disk or a demuxer; until it is open nothing goes out (``awaitsFill``, the producer is
+    /// woken once it is) and `packet` waits too. The output clock waits with it, so the splice is
+    /// where the break's window says, to the frame, and the window keeps its length: only this
+    /// push's packets are late by the opening (tens of milliseconds for a file).
     mutating func startsBreak(before packet: MediaPacket) throws(LivePushError) -> Bool {
         guard let breaks = setup.breaks, isMainOnAir, packet.kind == .video || input.info.video == nil else { return false }
-        let time = clock.mapping(placing: packet).outputTime(packet.pts)
-        var fellDueNow = false
-        if breakOpening == nil, let plan = breaks.director.breakDue(by: time), let first = plan.fills.first {
-            // Its window is placed now, where the output stands: a late fill does not move it.
-            breaks.director.activeStarted(at: clock.end)
+        if breakOpening == nil, let plan = breaks.director.breakDue(by: clock.mapping(placing: packet).outputTime(packet.pts)),
+           let first = plan.fills.first {
             breakOpening = (plan.fills, breaks.open(first))
-            fellDueNow = true
         }
         while var opening = breakOpening {
-            if let end = breaks.director.activeEnd, time >= end {
-                breakOpening = nil
-                breaks.director.finishActive()
-                return false
+            guard let result = opening.fill.take() else {
+                replay.insert(packet, at: 0)
+                awaitsFill = true
+                return true
             }
-            // Polled at the main input's pictures, which keep the producer stepping: no wake needed.
-            guard let result = opening.fill.take() else { return false }
             switch result {
             case .success(let fill):
                 breakOpening = nil
-                try startBreak(fills: opening.fills, with: fill, before: packet, placesWindow: fellDueNow)
+                try startBreak(fills: opening.fills, with: fill, before: packet)
                 return true
             case .failure(let error):
                 breaks.report(error)
@@ -128,15 +123,12 @@ extension Switcher {
     }
 
     /// The main input goes off air before `packet` and the break's first fill, open, goes on.
-    /// `placesWindow`: the break fell due at this packet, and its window starts where the
-    /// output stands once the main input's sound caught up with its pictures.
-    private mutating func startBreak(fills: [BreakFill], with fill: any MediaInput, before packet: MediaPacket,
-                                     placesWindow: Bool) throws(LivePushError) {
+    private mutating func startBreak(fills: [BreakFill], with fill: any MediaInput, before packet: MediaPacket) throws(LivePushError) {
         let mapping = clock.mapping(placing: packet)
         replay = [packet] + heldBack + replay
         heldBack = []
         try takeOffAir(cut: .min)  // the cut is before the picture in replay
-        if placesWindow { setup.breaks?.director.activeStarted(at: clock.end) }
+        setup.breaks?.director.activeStarted(at: clock.end)
         let main = input
         background = BreakBackground(input: main, mapping: mapping, end: clock.end,
                                      queue: held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
@@ -215,10 +207,10 @@ extension Switcher {
         awaitsFill = false
     }
 
-    /// While the next fill opens: whether it is open now; when not, the producer is woken
-    /// (``Switcher/Setup/nextInputReady``) once it is.
+    /// While a fill opens (a break's first, or the next): whether it is open now; when not, the
+    /// producer is woken (``Switcher/Setup/nextInputReady``) once it is.
     func fillIsReady() -> Bool {
-        background?.opening?.isReady(whenReady: setup.nextInputReady) ?? true
+        (breakOpening?.fill ?? background?.opening)?.isReady(whenReady: setup.nextInputReady) ?? true
     }
 
     /// Reads the main input underneath up to where the output stands, and ends the break when

@@ -14,9 +14,11 @@ extension Switcher {
                 return true
             }
             if awaitsFill {
-                // A break's next fill is opening on another thread: this one does not wait for it.
+                // A break's fill is opening on another thread: this one does not wait for it.
                 guard fillIsReady() else { return true }
-                takeNextFill()
+                awaitsFill = false
+                // A break's first: the main input's packet it waited before, in replay, starts it.
+                if breakOpening == nil { takeNextFill() }
                 continue
             }
             if awaitsNextInput, let sequence = setup.sequence {

@@ -37,10 +37,10 @@ struct Switcher {
     var input: any MediaInput
     /// While a break plays: the main input, read on underneath.
     var background: BreakBackground?
-    /// A break that fell due while its first fill opens (the main input stays on air meanwhile):
-    /// the fills still to play, and the opening of the first.
+    /// A break that fell due while its first fill opens: the fills still to play, and the
+    /// opening of the first.
     var breakOpening: (fills: [BreakFill], fill: OpeningInput)?
-    /// A break's next fill is still opening: nothing goes out until it is open.
+    /// A break's fill (its first, or the next) is still opening: nothing goes out until it is open.
     var awaitsFill = false
     /// Sound of the main input at or past the start of the next break, held until its
     /// pictures get there: it belongs to the break's time (or, if the break is passed over,
