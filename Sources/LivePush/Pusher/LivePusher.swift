@@ -134,7 +134,7 @@ public final class LivePusher: Sendable {
         }
         let source = try MediaInputFactory.open(path: path, options: media, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
-        try start(InputAndStages(input: source, stages: stages), urls: pushURLs, breaks: breaks)
+        try start(InputAndStages(input: source, stages: stages, breaks: breaks), urls: pushURLs)
     }
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
@@ -174,9 +174,9 @@ public final class LivePusher: Sendable {
 
     /// Starts a push of the input; it and its stages move to the push's producer.
     func start(_ starting: sending InputAndStages, urls: [PushURL],
-               sequence: (any InputSequence)? = nil, breaks: sending BreakSetup? = nil,
+               sequence: (any InputSequence)? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
-        let (source, stages) = (starting.input, starting.stages)
+        let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
         let info = source.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
