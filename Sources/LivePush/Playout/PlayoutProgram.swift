@@ -246,12 +246,16 @@ final class PlayoutProgram: InputSequence, Sendable {
             prepareNext(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
                                      adBreak: PlayoutTimeline.nowBreak))
             state.withLock { $0.requestSkip }()
+        } else {
+            // What follows the entry on air may have changed: it opens now, while that entry plays.
+            prepareNext()
         }
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
         try state.withLock { state throws(LivePushError) in try state.timeline.appendContent(clip) }
         report(.timelineChanged)
+        prepareNext()
     }
 
     func skip() {
