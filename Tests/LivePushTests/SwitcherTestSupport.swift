@@ -144,7 +144,7 @@ final class ScriptedSequence: InputSequence {
         whenReady?()
     }
 
-    func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool {
+    func nextInputIsReady(after ended: any MediaInput, whenReady: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
             if !state.ready { state.whenReady = whenReady }
             return state.ready
@@ -156,8 +156,8 @@ final class ScriptedSequence: InputSequence {
     }
 
     func cues(forInputStartingAt start: Int64) -> [AdCue] { cueAtStart(start) }
-    func inputSkipped(unsent: [MediaPacket]) { state.withLock { $0.skippedUnsent.append(unsent) } }
-    func inputFailed(_ error: LivePushError) -> (any MediaInput)? { standIn?.make() }
+    func inputSkipped(_ input: any MediaInput, unsent: [MediaPacket]) { state.withLock { $0.skippedUnsent.append(unsent) } }
+    func inputFailed(_ input: any MediaInput, _ error: LivePushError) -> (any MediaInput)? { standIn?.make() }
     var inputsMayWait: Bool { false }
 }
 

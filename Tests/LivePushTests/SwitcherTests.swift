@@ -274,7 +274,7 @@ final class SwitcherTests: XCTestCase {
         options.blackouts = [BlackoutWindow(start: .position(.seconds(start)), duration: .seconds(length))]
         let director = BreakDirector(options: options, resolvers: ResolverRegistry(), upFrontCues: nil) { events.add($0.name) }
         director.prepare(wallClockOrigin: 0)
-        return BreakSetup(director: director, open: { _ in alternate.make() }, report: { events.add("\($0)") })
+        return BreakSetup(director: director, open: { _ in OpeningInput(.success(alternate.make())) }, report: { events.add("\($0)") })
     }
 
     /// A window's length counts from where the output stood at the cut; the main input (a
@@ -353,7 +353,7 @@ final class SwitcherTests: XCTestCase {
 }
 
 /// Break events, as the director emits them (from any thread).
-private final class EventLog: Sendable {
+final class EventLog: Sendable {
     private let events = Mutex<[String]>([])
 
     func add(_ name: String) { events.withLock { $0.append(name) } }

@@ -1,6 +1,4 @@
 import FoundationEssentials
-import Dispatch
-import Synchronization
 
 /// What fills a break, in order: the resolved ads, then the fallback until the break ends.
 enum BreakFill: Sendable, Equatable {
@@ -28,87 +26,32 @@ struct BreakPlan: Sendable, Equatable {
     var fills: [BreakFill]
 }
 
-/// The control side of a push's breaks: reads the main input's cues through the opportunity
-/// resolvers into a ``BreakSchedule``, asks the content resolvers (each on its own task, under
-/// the deadline), and tells the producer which break to play and with what. The producer
-/// thread calls everything but the resolvers' completions and the up-front resolution
-/// (``resolveUpFront(whenSettled:)``), which touch only `resolutions`.
-final class BreakDirector: @unchecked Sendable {
+/// The producer's side of a push's breaks: reads the main input's cues through the opportunity
+/// resolvers into a ``BreakSchedule`` and tells the producer which break to play and with what.
+/// The content resolvers' answers come from its ``resolution`` (any thread); everything else is
+/// the producer's alone, so it is not `Sendable`: the push hands it to its producer whole
+/// (in its ``BreakSetup``).
+final class BreakDirector {
     let options: BreakOptions
+    /// The content resolvers' answers, shared with the threads that scan, answer and stop.
+    let resolution: BreakResolution
     private let opportunityResolvers: [any OpportunityResolver]
-    private let contentResolvers: [any ContentResolver]
     private let emit: @Sendable (BreakEvent) -> Void
-    /// An input read once, whole, before the push (a file): its cues, resolved up front. The
-    /// scan goes on while its argument says so.
-    private let upFrontCues: (@Sendable (_ keepGoing: @Sendable () -> Bool) -> [SourceCue])?
-    /// Producer thread only.
     private var schedule = BreakSchedule()
     /// Blackouts known in advance (output time µs, length µs), not yet opened.
     private var windows: [(start: Int64, duration: Int64)] = []
     /// Ids of the opportunities commands and windows open (cues carry their own).
     private var nextOwnID: UInt32 = 0x4C50_0001
-    private let resolutions: Mutex<Resolutions>
-
-    private enum Resolution {
-        case pending(cancel: @Sendable () -> Void)
-        case resolved([AdBreak])
-        case unresolved
-    }
-
-    /// Every opportunity's resolution, and where the up-front ones stand.
-    private struct Resolutions {
-        var byID: [UInt32: Resolution] = [:]
-        /// The file's cues were scanned and every opportunity they open has settled (or there
-        /// is nothing to resolve up front): the producer may start.
-        var upFrontSettled: Bool
-        var scanned = false
-        /// Told once, when the up-front resolutions have settled.
-        var whenSettled: (@Sendable () -> Void)?
-        /// The push stopped: a scan still running gives up.
-        var abandoned = false
-
-        var hasPending: Bool {
-            byID.values.contains { if case .pending = $0 { true } else { false } }
-        }
-    }
 
     init(options: BreakOptions, resolvers: ResolverRegistry,
          upFrontCues: (@Sendable (_ keepGoing: @Sendable () -> Bool) -> [SourceCue])?,
          emit: @escaping @Sendable (BreakEvent) -> Void) {
         self.options = options
-        (opportunityResolvers, contentResolvers) = resolvers.snapshot(subscription: options.subscription)
-        self.upFrontCues = upFrontCues
+        let (opportunityResolvers, contentResolvers) = resolvers.snapshot(subscription: options.subscription)
+        self.opportunityResolvers = opportunityResolvers
+        resolution = BreakResolution(opportunityResolvers: opportunityResolvers, contentResolvers: contentResolvers,
+                                     timeout: options.resolverTimeout, upFrontCues: upFrontCues, emit: emit)
         self.emit = emit
-        resolutions = Mutex(Resolutions(upFrontSettled: upFrontCues == nil || contentResolvers.isEmpty))
-    }
-
-    /// When the push starts: a file's cues are read in one pass and every opportunity they open
-    /// goes to the content resolvers, on a worker kept for reading ahead
-    /// (``ConnectionWorkers/scanning``), never on the thread that called. `whenSettled` is
-    /// called once every answer is in (each by its deadline at the latest, a timeout settles
-    /// it); the producer starts only then (``upFrontSettled``), so that a file's first break
-    /// gets its ads however soon it comes. Nothing to resolve: settled already, never called.
-    func resolveUpFront(whenSettled: @escaping @Sendable () -> Void) {
-        guard let upFrontCues, !contentResolvers.isEmpty else { return }
-        resolutions.withLock { $0.whenSettled = whenSettled }
-        let keepsScanning: @Sendable () -> Bool = { [weak self] in self?.resolutions.withLock { !$0.abandoned } ?? false }
-        ConnectionWorkers.scanning.run { [self] in
-            for cue in upFrontCues(keepsScanning) {
-                for resolver in opportunityResolvers {
-                    for case .opens(let opportunity) in resolver.signals(for: cue) { resolve(opportunity) }
-                }
-            }
-            resolutions.withLock { $0.scanned = true }
-            tellIfSettled()
-        }
-    }
-
-    /// Whether the up-front resolutions have all settled (see ``resolveUpFront(whenSettled:)``).
-    var upFrontSettled: Bool { resolutions.withLock { $0.upFrontSettled } }
-
-    /// The push stopped: a scan still running ends at its next packet.
-    func abandon() {
-        resolutions.withLock { $0.abandoned = true }
     }
 
     /// Before the first packet, whose output time 0 is the wall time `origin` (µs since 1970,
@@ -140,9 +83,9 @@ final class BreakDirector: @unchecked Sendable {
                 switch schedule.apply(signal, mapping: mapping) {
                 case .opened(let opportunity):
                     emit(.opportunityDetected(opportunity))
-                    resolve(opportunity)
+                    resolution.resolve(opportunity)
                 case .cancelled(let opportunity):
-                    settle(opportunity, .unresolved)
+                    resolution.cancel(opportunity)
                 case .none:
                     break
                 }
@@ -212,83 +155,11 @@ final class BreakDirector: @unchecked Sendable {
     private func fills(for opportunity: PlacementOpportunity) -> [BreakFill] {
         let alternate: [BreakFill] = options.alternate != nil ? [.alternate] : [.slate]
         if opportunity.kind == .blackout { return alternate }
-        let ads = resolvedAds(for: opportunity).map(BreakFill.ad)
+        let ads = resolution.resolvedAds(for: opportunity).map(BreakFill.ad)
         switch options.adBreakFallback {
         case .alternate: return ads + alternate
         case .slate: return ads + [.slate]
         case .main: return ads + [.main]
         }
     }
-
-    // MARK: Content resolution
-
-    private func resolve(_ opportunity: PlacementOpportunity) {
-        guard opportunity.kind == .adBreak,
-              let resolver = contentResolvers.first(where: { $0.shouldHandle(opportunity) }) else { return }
-        let known = resolutions.withLock { $0.byID[opportunity.id] != nil }
-        guard !known else { return }
-        // Pending before the task starts: an answer that comes at once must find it so.
-        let task = ResolverTask()
-        resolutions.withLock {
-            $0.byID[opportunity.id] = .pending(cancel: {
-                task.running.withLock { $0?.cancel() }
-                resolver.cancel(opportunity)
-            })
-        }
-        let running = Task { [weak self] in
-            do {
-                let breaks = try await resolver.process(opportunity)
-                self?.settle(opportunity, .resolved(breaks))
-            } catch {
-                self?.settle(opportunity, .unresolved, failure: LivePushError(.opportunityUnresolved, "opportunity \(opportunity.id): \(error)"))
-            }
-        }
-        task.running.withLock { $0 = running }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(options.resolverTimeout.nanoseconds))) { [weak self] in
-            self?.settle(opportunity, .unresolved, timedOut: true)
-        }
-    }
-
-    /// The first answer counts: a resolution settles once. A timeout cancels the resolver.
-    private func settle(_ opportunity: PlacementOpportunity, _ outcome: Resolution, timedOut: Bool = false,
-                        failure: LivePushError? = nil) {
-        let pending = resolutions.withLock { table -> (@Sendable () -> Void)? in
-            guard case .pending(let cancel) = table.byID[opportunity.id] else { return nil }
-            table.byID[opportunity.id] = outcome
-            return cancel
-        }
-        guard let cancelResolver = pending else { return }
-        if timedOut {
-            cancelResolver()
-            emit(.opportunityTimedOut(opportunity))
-        } else if let failure {
-            emit(.opportunityFailed(opportunity, failure))
-        } else if case .resolved(let breaks) = outcome {
-            emit(.opportunityResolved(opportunity, ads: breaks.reduce(0) { $0 + $1.ads.count }))
-        }
-        tellIfSettled()
-    }
-
-    /// Once the scan is done and no answer is pending: the up-front resolutions have settled.
-    private func tellIfSettled() {
-        let whenSettled = resolutions.withLock { table -> (@Sendable () -> Void)? in
-            guard table.scanned, !table.upFrontSettled, !table.hasPending else { return nil }
-            table.upFrontSettled = true
-            defer { table.whenSettled = nil }
-            return table.whenSettled
-        }
-        whenSettled?()
-    }
-
-    /// The ads resolved for a break at its splice; a resolution still pending is out of time.
-    private func resolvedAds(for opportunity: PlacementOpportunity) -> [PlayoutSchedule.Clip] {
-        settle(opportunity, .unresolved, timedOut: true)
-        guard case .resolved(let breaks) = resolutions.withLock({ $0.byID[opportunity.id] }) else { return [] }
-        return breaks.flatMap(\.ads)
-    }
-}
-
-/// The task a content resolver runs on, once started (a cancel may come first).
-private final class ResolverTask: Sendable {
-    let running = Mutex<Task<Void, Never>?>(nil)
 }

@@ -7,4 +7,6 @@ struct ProducerParts {
     let slate: (any MediaInput)?
     let stages: FrameStages
     let afterClock: StagesAfterClock
+    /// The push's breaks (cues read, fills opened) and their director; nil: cues are not read.
+    var breaks: BreakSetup? = nil
 }

@@ -26,10 +26,10 @@ extension PushEngine {
     func prepareProducer(_ parts: ProducerParts) -> ProducerState? {
         guard state.withLock({ !$0.stopRequested && $0.outputStates.anyPublishing }) else { return nil }
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: parts.slate,
-                                   sequence: sequence, breaks: breaks,
+                                   sequence: sequence, breaks: parts.breaks,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
         let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: SystemMonotonicClock())
-        breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
+        parts.breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
         return ProducerState(switcher: switcher, stages: parts.stages, afterClock: parts.afterClock)
     }
 
@@ -37,7 +37,7 @@ extension PushEngine {
     /// up front (or the push stopped before).
     var canStartProducing: Bool {
         state.withLock { state in
-            (state.outputStates.canStartProducing && (breaks?.director.upFrontSettled ?? true)) || state.stopRequested
+            (state.outputStates.canStartProducing && (breakResolution?.upFrontSettled ?? true)) || state.stopRequested
         }
     }
 

@@ -30,8 +30,9 @@ final class PushEngine: Sendable {
     let hasSlate: Bool
     /// What follows the first input (a playout timeline); nil: the input, looped as configured.
     let sequence: (any InputSequence)?
-    /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
-    let breaks: BreakSetup?
+    /// The content resolvers' side of the push's breaks (the up-front scan, a stop); the breaks
+    /// themselves are the producer's (``ProducerParts/breaks``). Nil: cues are not read.
+    let breakResolution: BreakResolution?
     /// What the stages after the clock (the producer's) measure.
     let renditionFigures: RenditionFigures?
     let opusFigures: OpusFigures?
@@ -49,7 +50,7 @@ final class PushEngine: Sendable {
 
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, stageFigures: StageFigures, hasSlate: Bool,
          recorder: FLVRecorder? = nil, sequence: (any InputSequence)? = nil,
-         breaks: BreakSetup? = nil, afterClock: StagesAfterClock = StagesAfterClock(),
+         breakResolution: BreakResolution? = nil, afterClock: StagesAfterClock = StagesAfterClock(),
          isURLExpired: @escaping @Sendable () -> Bool = { false },
          liveInputStats: (@Sendable () -> LiveInputStats)? = nil,
          signal: @escaping @Sendable (Signal) -> Void) {
@@ -63,7 +64,7 @@ final class PushEngine: Sendable {
         self.info = info
         self.recorder = recorder
         self.sequence = sequence
-        self.breaks = breaks
+        self.breakResolution = breakResolution
         self.liveInputStats = liveInputStats
         // The recording is closed before the pusher hears that the push ended, so that the file
         // is complete when `stopped` arrives.
@@ -97,7 +98,7 @@ final class PushEngine: Sendable {
     func start(_ parts: sending ProducerParts) {
         state.withLock { $0.startedAt = monotonicMicroseconds() }
         // A file's breaks are resolved while the outputs connect; the producer starts when both are done.
-        breaks?.director.resolveUpFront { [weak self] in self?.wakeProducer() }
+        breakResolution?.resolveUpFront { [weak self] in self?.wakeProducer() }
         for output in outputs { output.start() }
         startProducer(parts)
     }
@@ -190,7 +191,7 @@ final class PushEngine: Sendable {
     }
 
     func stopProducer() {
-        breaks?.director.abandon()
+        breakResolution?.abandon()
         let interrupt = state.withLock { state in
             state.stopRequested = true
             return state.interruptSource

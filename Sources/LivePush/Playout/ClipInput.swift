@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One playout entry as an input: a file from its `in` point to its `out` point (seconds).
 ///
 /// - **Encode mode** (the channel's format): the file is decoded from the keyframe before `in`,
@@ -11,8 +9,8 @@ import Synchronization
 ///
 /// A clip that ends before `out` ends there, without an error.
 ///
-/// The producer thread uses it; other threads only read ``played`` (under its own lock).
-final class ClipInput: MediaInput, @unchecked Sendable {
+/// The producer's alone (opened ahead on the opening pool, then handed over): not `Sendable`.
+final class ClipInput: MediaInput {
     private let source: any MediaInput
     private let copy: Bool
     private let inPoint: Int64
@@ -27,7 +25,7 @@ final class ClipInput: MediaInput, @unchecked Sendable {
     /// Sound let through once the pictures' end was known.
     private var released: [MediaPacket] = []
     /// Where the pictures handed out end (the sound, without video), µs of the file.
-    private let position: Mutex<Int64>
+    private var position: Int64
 
     init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
          stages: FrameStages) throws(LivePushError) {
@@ -41,7 +39,7 @@ final class ClipInput: MediaInput, @unchecked Sendable {
         }
         source = try MediaInputFactory.open(path: path, options: options, stages: stages)
         self.copy = copy
-        position = Mutex(inPoint)
+        position = inPoint
         done = (source.info.video == nil, source.info.audio == nil)
     }
 
@@ -52,7 +50,7 @@ final class ClipInput: MediaInput, @unchecked Sendable {
     var start: MediaStart? { nil }
 
     /// Seconds of the entry sent so far.
-    var played: Double { Double(position.withLock { $0 } - inPoint) / 1_000_000 }
+    var played: Double { Double(position - inPoint) / 1_000_000 }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
         while true {
@@ -65,7 +63,7 @@ final class ClipInput: MediaInput, @unchecked Sendable {
             guard let packet = try source.nextPacket() else {
                 // The file ended: the pictures end where they are.
                 guard !pendingAudio.isEmpty else { return nil }
-                picturesEnd(at: position.withLock { $0 })
+                picturesEnd(at: position)
                 done.video = true
                 continue
             }
@@ -143,12 +141,12 @@ final class ClipInput: MediaInput, @unchecked Sendable {
     func didNotSend(_ packets: [MediaPacket]) {
         let relevant = packets.filter { $0.kind == .video || source.info.video == nil }
         guard let first = relevant.map(\.pts).min() else { return }
-        position.withLock { $0 = min($0, first) }
+        position = min(position, first)
     }
 
     private func advance(past packet: MediaPacket) {
         if packet.kind == .video || source.info.video == nil {
-            position.withLock { $0 = max($0, packet.pts + packet.duration) }
+            position = max(position, packet.pts + packet.duration)
         }
     }
 

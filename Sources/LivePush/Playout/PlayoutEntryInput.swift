@@ -1,6 +1,7 @@
 /// What plays a playout entry: a file clip (``ClipInput``) or a live feed (``FailoverInput``).
-protocol PlayoutEntryInput: MediaInput, Sendable {
-    /// Seconds of the entry sent so far (read from other threads).
+/// The producer's, like any input: asked on its thread only.
+protocol PlayoutEntryInput: MediaInput {
+    /// Seconds of the entry sent so far.
     var played: Double { get }
     /// These were handed out but not sent (a skip cut them off): ``played`` ends before them.
     func didNotSend(_ packets: [MediaPacket])

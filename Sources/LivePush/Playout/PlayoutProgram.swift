@@ -6,18 +6,25 @@ import Synchronization
 /// skip, append) reach the timeline under its lock.
 ///
 /// Opening a file and its encoders takes tens of milliseconds, which a real-time channel cannot
-/// spend between two frames: the entry after the one on air (and a clip scheduled now) is
-/// opened ahead on a shared queue, and the producer takes it when its turn comes.
-final class PlayoutProgram: InputSequence, @unchecked Sendable {
+/// spend between two frames, and a pacing thread shared by other channels must never wait for:
+/// the entry after the one on air (and a clip scheduled now) is opened ahead on the opening
+/// pool, and the producer takes it when its turn comes. When the timeline changed since (an
+/// entry appended, scheduled now), what plays next opens then, on the same pool, and the
+/// producer is woken once it is open.
+///
+/// The entry on air is the producer's (``InputSequence``): the program keeps only its state,
+/// under its lock, and is read by the app's controls from any thread.
+final class PlayoutProgram: InputSequence, Sendable {
     private struct State {
         var timeline: PlayoutTimeline
         var current: PlayoutEntry?
-        var input: (any PlayoutEntryInput)?
         /// Scheduled now while content plays: inserted when the producer ends the content, so the
         /// cut is where the content really stopped.
         var pendingNow: [PlayoutSchedule.Clip] = []
         /// The entry expected next, being opened ahead.
-        var prepared: (entry: PlayoutEntry, input: PreparedInput)?
+        var prepared: (entry: PlayoutEntry, input: OpeningInput)?
+        /// Ends the entry on air now (set by the pusher: a ``EngineCommand/skip``).
+        var requestSkip: @Sendable () -> Void = {}
         /// The break of the entry before the current one.
         var previousBreak: String?
         /// splice_event_ids: of the break on air, of one announced ahead, the next to hand out.
@@ -28,14 +35,19 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     private let state: Mutex<State>
     private let options: PlayoutOptions
-    private let stages: FrameStages
+    /// The push's stages: an entry opened ahead only keeps the reference, which the producer
+    /// uses once the entry is on air (an input never runs them off the producer).
+    private let stages: UncheckedTransfer<FrameStages>
     private let report: @Sendable (PlayoutEvent) -> Void
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
     /// Whether the schedule has live entries (known at its start): see ``InputSequence/inputsMayWait``.
     let inputsMayWait: Bool
     /// Ends the entry on air now (set by the pusher: a ``EngineCommand/skip``).
-    var requestSkip: @Sendable () -> Void = {}
+    var requestSkip: @Sendable () -> Void {
+        get { state.withLock { $0.requestSkip } }
+        set { state.withLock { $0.requestSkip = newValue } }
+    }
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
          report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
@@ -43,12 +55,12 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
-        self.stages = stages
+        self.stages = UncheckedTransfer(value: stages)
         self.report = report
     }
 
     /// The encoders' options at the channel's format.
-    private var mediaOptions: MediaSourceOptions {
+    private static func mediaOptions(_ options: PlayoutOptions) -> MediaSourceOptions {
         var media = options.media
         if !options.copy {
             media.outputSize = VideoSize(width: options.width, height: options.height)
@@ -61,22 +73,27 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     // MARK: InputSequence (the producer thread)
 
-    func nextInputIsReady(whenReady: @escaping @Sendable () -> Void) -> Bool {
-        // What nextInput will play is the prepared entry unless the timeline changed since: then
-        // it opens that one itself (rare: a change after the entry before it began).
-        guard let prepared = state.withLock({ $0.prepared?.input }) else { return true }
-        return prepared.isReady(whenReady: whenReady)
+    func nextInputIsReady(after ended: any MediaInput, whenReady: @escaping @Sendable () -> Void) -> Bool {
+        let played = (ended as? any PlayoutEntryInput)?.played ?? 0
+        let opening = state.withLock { state -> OpeningInput? in
+            // Scheduled now while content played: the cut is where it really stopped.
+            for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
+            state.pendingNow = []
+            guard let upcoming = state.timeline.peek() else { return nil }
+            if state.prepared?.entry != upcoming { state.prepared = (upcoming, startOpening(upcoming)) }
+            return state.prepared?.input
+        }
+        return opening?.isReady(whenReady: whenReady) ?? true
     }
 
     func nextInput() -> (any MediaInput)? {
         let (ended, next) = state.withLock { state -> (PlayoutEntry?, PlayoutEntry?) in
             let ended = state.current
             state.previousBreak = ended?.adBreak
-            let played = state.input?.played ?? 0
-            for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
+            // Not asked first (the channel's first entry): nothing played before it.
+            for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: 0) }
             state.pendingNow = []
             state.current = state.timeline.next()
-            state.input = nil
             return (ended, state.current)
         }
         if let ended {
@@ -86,25 +103,43 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         guard let next else { return nil }
         if let name = next.adBreak, ended?.adBreak != name { report(.adBreakStarted(name)) }
         report(.entryStarted(next))
-        let ahead = state.withLock { state -> PreparedInput? in
+        let ahead = state.withLock { state -> OpeningInput? in
             defer { state.prepared = nil }
             return state.prepared.flatMap { $0.entry == next ? $0.input : nil }
         }
+        // Open ahead (nextInputIsReady said so); else the first entry, opened on the caller's
+        // thread (the app's, at the start).
         let opened = ahead?.take() ?? open(next)
         prepareNext()
         switch opened {
         case .success(let input):
-            state.withLock { $0.input = input }
             return input
         case .failure(let error):
             return slate(for: next, seconds: next.duration, because: error)
         }
     }
 
-    private func open(_ entry: PlayoutEntry) -> Result<any PlayoutEntryInput, LivePushError> {
+    /// Opens `entry` on the opening workers, shared by every channel and bounded: a live
+    /// entry's probe can wait its whole timeout, and GCD's concurrent queue started a thread per
+    /// such wait.
+    private func startOpening(_ entry: PlayoutEntry) -> OpeningInput {
+        let (options, stages, report) = (options, stages, report)
+        return OpeningInput.start { () throws(LivePushError) in
+            try Self.open(entry, options: options, stages: stages.value, report: report).get()
+        }
+    }
+
+    private func open(_ entry: PlayoutEntry) -> Result<any MediaInput, LivePushError> {
+        Self.open(entry, options: options, stages: stages.value, report: report)
+    }
+
+    private static func open(_ entry: PlayoutEntry, options: PlayoutOptions, stages: FrameStages,
+                             report: @escaping @Sendable (PlayoutEvent) -> Void) -> Result<any MediaInput, LivePushError> {
         do throws(LivePushError) {
-            if FFInputPolicy.liveProtocols(for: entry.source) != nil { return .success(try openLive(entry)) }
-            let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions,
+            if FFInputPolicy.liveProtocols(for: entry.source) != nil {
+                return .success(try openLive(entry, options: options, stages: stages, report: report))
+            }
+            let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions(options),
                                       copy: options.copy, stages: stages)
             guard input.info.video != nil else { throw LivePushError(.noUsableStream, "\(entry.source): no video track") }
             return .success(input)
@@ -116,11 +151,11 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
     /// A live entry: the feed at the channel's format for the entry's length. A feed that does not
     /// answer fails the entry (the slate fills its slot, as for a file); one that drops mid-way is
     /// filled, then replaced by the slate, while it is retried.
-    private func openLive(_ entry: PlayoutEntry) throws(LivePushError) -> FailoverInput {
+    private static func openLive(_ entry: PlayoutEntry, options: PlayoutOptions, stages: FrameStages,
+                                 report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) -> FailoverInput {
         var live = LiveInputOptions()
         live.slateImage = options.slateImage
-        let report = self.report
-        return try FailoverInput(url: entry.source, options: live, media: mediaOptions, stages: stages,
+        return try FailoverInput(url: entry.source, options: live, media: mediaOptions(options), stages: stages,
                                  duration: .microseconds(Int64(entry.duration * 1_000_000)), requiresFeed: true) { event in
             if case .lost(let error) = event {
                 report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))
@@ -130,17 +165,10 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
 
     /// Starts opening what the timeline would play next (or `entry`), unless it is already.
     private func prepareNext(_ entry: PlayoutEntry? = nil) {
-        let started = state.withLock { state -> (PlayoutEntry, PreparedInput)? in
-            guard let upcoming = entry ?? state.timeline.peek(), state.prepared?.entry != upcoming else { return nil }
-            let pending = PreparedInput()
-            state.prepared = (upcoming, pending)
-            return (upcoming, pending)
+        state.withLock { state in
+            guard let upcoming = entry ?? state.timeline.peek(), state.prepared?.entry != upcoming else { return }
+            state.prepared = (upcoming, startOpening(upcoming))
         }
-        guard let (upcoming, pending) = started else { return }
-        let transfer = UncheckedTransfer(value: self)
-        // On the opening workers, shared by every channel and bounded: a live entry's probe can
-        // wait its whole timeout, and GCD's concurrent queue started a thread per such wait.
-        ConnectionWorkers.opening.run { pending.fulfil(transfer.value.open(upcoming)) }
     }
 
     /// At an entry's start: the return from the break before it, the cue-out of the break it
@@ -177,13 +205,13 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         }
     }
 
-    func inputSkipped(unsent: [MediaPacket]) {
-        state.withLock { $0.input?.didNotSend(unsent) }
+    func inputSkipped(_ input: any MediaInput, unsent: [MediaPacket]) {
+        (input as? any PlayoutEntryInput)?.didNotSend(unsent)
     }
 
-    func inputFailed(_ error: LivePushError) -> (any MediaInput)? {
-        let (entry, played) = state.withLock { ($0.current, $0.input?.played ?? 0) }
-        guard let entry else { return nil }
+    func inputFailed(_ input: any MediaInput, _ error: LivePushError) -> (any MediaInput)? {
+        let played = (input as? any PlayoutEntryInput)?.played ?? 0
+        guard let entry = state.withLock({ $0.current }) else { return nil }
         return slate(for: entry, seconds: max(0, entry.duration - played), because: error)
     }
 
@@ -194,7 +222,7 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
                                                                           frameRate: options.frameRate),
                                   audio: .init(sampleRate: options.sampleRate, channels: 2),
-                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: mediaOptions, mixer: stages.mixer,
+                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: Self.mediaOptions(options), mixer: stages.value.mixer,
                                   blackWithoutImage: true)
         } catch {
             return nil
@@ -217,18 +245,22 @@ final class PlayoutProgram: InputSequence, @unchecked Sendable {
         if cutsContent {
             prepareNext(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
                                      adBreak: PlayoutTimeline.nowBreak))
-            requestSkip()
+            state.withLock { $0.requestSkip }()
+        } else {
+            // What follows the entry on air may have changed: it opens now, while that entry plays.
+            prepareNext()
         }
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
         try state.withLock { state throws(LivePushError) in try state.timeline.appendContent(clip) }
         report(.timelineChanged)
+        prepareNext()
     }
 
     func skip() {
         report(.timelineChanged)
-        requestSkip()
+        state.withLock { $0.requestSkip }()
     }
 
     /// The entry on air and the schedule as it stands.

@@ -3,4 +3,6 @@
 struct InputAndStages {
     let input: any MediaInput
     let stages: FrameStages
+    /// The push's breaks, whose fills open with these stages (nil: cues are not read).
+    var breaks: BreakSetup? = nil
 }

@@ -15,7 +15,7 @@ extension LivePusher {
     }
 
     private func sendBreakCommand(_ command: EngineCommand) throws(LivePushError) {
-        guard let session = session.withLock({ $0 }), session.breaks != nil, isPushing else {
+        guard let session = session.withLock({ $0 }), session.breakResolution != nil, isPushing else {
             throw LivePushError(.invalidState, "blackouts need a running push of a file or a playout channel")
         }
         session.send(command)
@@ -43,21 +43,28 @@ extension LivePusher {
                                      upFrontCues: path.flatMap(CueScan.upFront(of:))) { [weak self] event in
             self?.emit(.breaks(event))
         }
-        return BreakSetup(director: director, open: { fill throws(LivePushError) in
+        // The fills open on the opening pool (``OpeningInput``), never on the producer's pacing
+        // thread. They keep the push's stages only as a reference, used by the producer once on air.
+        let push = UncheckedTransfer(value: stages)
+        let alternate = options.alternate ?? ""
+        let open: @Sendable (BreakFill) throws(LivePushError) -> sending any MediaInput = { fill throws(LivePushError) in
+            let stages = push.value
             switch fill {
             case .ad(let clip):
                 return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, stages: stages)
             case .alternate:
                 // As a clip from its start: cut like a playout entry (its sound from its first
                 // picture on), so the splice into it leaves no hole in the pictures.
-                return try ClipInput(path: options.alternate ?? "", in: 0, out: Self.wholeFile, options: fillOptions, copy: copy, stages: stages)
+                return try ClipInput(path: alternate, in: 0, out: Self.wholeFile, options: fillOptions, copy: copy, stages: stages)
             case .slate, .main:
                 let video = info.video.map { FrameInput.VideoFormat(width: $0.width, height: $0.height, frameRate: $0.frameRate > 0 ? $0.frameRate : 25) }
                     ?? FrameInput.VideoFormat(width: 320, height: 240, frameRate: 25)
                 return try StillInput(image: nil, video: video, audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
                                       duration: nil, options: fillOptions, mixer: stages.mixer, blackWithoutImage: true)
             }
-        }, report: { [weak self] error in self?.report(error) })
+        }
+        return BreakSetup(director: director, open: { fill in OpeningInput.start { () throws(LivePushError) in try open(fill) } },
+                          report: { [weak self] error in self?.report(error) })
     }
 
     /// An `out` point past the end of any file (seconds).

@@ -20,7 +20,7 @@ extension LivePusher {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }
         let breaks = try makeBreakSetup(for: first.info, path: nil, stages: stages, blackouts: schedule.blackouts)
-        try start(InputAndStages(input: first, stages: stages), urls: pushURLs, sequence: program, breaks: breaks)
+        try start(InputAndStages(input: first, stages: stages, breaks: breaks), urls: pushURLs, sequence: program)
         return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
             guard let self else { throw LivePushError(.invalidState, "the channel has ended") }
             switch command {

@@ -134,7 +134,7 @@ public final class LivePusher: Sendable {
         }
         let source = try MediaInputFactory.open(path: path, options: media, stages: stages)
         let breaks = try makeBreakSetup(for: source.info, path: path, stages: stages)
-        try start(InputAndStages(input: source, stages: stages), urls: pushURLs, breaks: breaks)
+        try start(InputAndStages(input: source, stages: stages, breaks: breaks), urls: pushURLs)
     }
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
@@ -174,9 +174,9 @@ public final class LivePusher: Sendable {
 
     /// Starts a push of the input; it and its stages move to the push's producer.
     func start(_ starting: sending InputAndStages, urls: [PushURL],
-               sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
+               sequence: (any InputSequence)? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
-        let (source, stages) = (starting.input, starting.stages)
+        let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
         let info = source.info
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
@@ -194,7 +194,7 @@ public final class LivePusher: Sendable {
             throw error
         }
         let newSession = PushEngine(config: config, urls: urls, info: info, stageFigures: stages.figures, hasSlate: slate != nil,
-                                    recorder: recorder, sequence: sequence, breaks: breaks,
+                                    recorder: recorder, sequence: sequence, breakResolution: breaks?.resolution,
                                     afterClock: afterClock,
                                     isURLExpired: { [weak self] in self?.urlHasExpired() ?? false },
                                     liveInputStats: liveInputStats) { [weak self] signal in
@@ -224,7 +224,7 @@ public final class LivePusher: Sendable {
         }
         startStatsTimer()
         startAuthTimer()
-        newSession.start(ProducerParts(source: source, slate: slate, stages: stages, afterClock: afterClock))
+        newSession.start(ProducerParts(source: source, slate: slate, stages: stages, afterClock: afterClock, breaks: breaks))
         FreedMemory.releaseSoon()
     }
 

@@ -24,6 +24,8 @@ struct BreakBackground {
     var fills: [BreakFill]
     /// The fill on air, kept to loop it.
     var filler: (any MediaInput)?
+    /// The fill to go on air next, opening ahead while this one plays (``OpeningInput``).
+    var opening: OpeningInput?
     /// The fill's sound from where the break ends on, read ahead of its pictures: it waits
     /// for them, so that the main input comes back on both tracks at once.
     var fillSound: [MediaPacket] = []

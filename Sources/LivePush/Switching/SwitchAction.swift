@@ -12,7 +12,8 @@ enum SwitchAction {
     case waitForRoom
     /// Nothing to send for now (a slate that ended holds until a command takes it off air).
     case idle
-    /// The sequence's next input is still opening (on another thread): ask again once
+    /// The input to go on air next (the sequence's next, a break's fill) is still opening, on
+    /// another thread: ask again once
     /// ``Switcher/Setup/nextInputReady`` is called.
     case awaitingNextInput
     /// The input is over: send the cues still due, then end the push.

@@ -12,21 +12,15 @@ extension Switcher {
         if let cue { schedule([cue]) }
     }
 
-    /// The break to play before the main input's `packet`, if one starts there.
-    mutating func breakDue(before packet: MediaPacket) -> BreakPlan? {
-        guard let breaks = setup.breaks, isMainOnAir, packet.kind == .video || input.info.video == nil else { return nil }
-        return breaks.director.breakDue(by: clock.mapping(placing: packet).outputTime(packet.pts))
-    }
-
     /// A blackout from the main input's next picture (a command).
     mutating func openBlackout(for duration: Duration?) {
-        guard let breaks = setup.breaks, isMainOnAir else { return }
+        guard let breaks = setup.breaks, isMainOnAir, breakOpening == nil else { return }
         breaks.director.openBlackout(at: clock.end, duration: duration.map { $0.nanoseconds / 1000 })
     }
 
     /// The break on air ends where the main input now stands (a command).
     mutating func endBreakNow() {
-        guard let breaks = setup.breaks, background != nil else { return }
+        guard let breaks = setup.breaks, background != nil || breakOpening != nil else { return }
         breaks.director.closeActive(at: clock.end)
     }
 
@@ -87,8 +81,49 @@ extension Switcher {
         return due
     }
 
-    /// The main input goes off air before `packet` and the break's first fill goes on.
-    mutating func startBreak(_ plan: BreakPlan, before packet: MediaPacket) throws(LivePushError) {
+    /// Whether a break goes on air before the main input's `packet` (a picture, or sound without
+    /// pictures), or waits for its first fill (true both: the loop goes on). A break that falls
+    /// due starts opening its first fill on the opening pool, so that no pacing thread waits for
+    /// a disk or a demuxer; until it is open nothing goes out (``awaitsFill``, the producer is
+    /// woken once it is) and `packet` waits too. The output clock waits with it, so the splice is
+    /// where the break's window says, to the frame, and the window keeps its length: only this
+    /// push's packets are late by the opening (tens of milliseconds for a file).
+    mutating func startsBreak(before packet: MediaPacket) throws(LivePushError) -> Bool {
+        guard let breaks = setup.breaks, isMainOnAir, packet.kind == .video || input.info.video == nil else { return false }
+        if breakOpening == nil, let plan = breaks.director.breakDue(by: clock.mapping(placing: packet).outputTime(packet.pts)),
+           let first = plan.fills.first {
+            breakOpening = (plan.fills, breaks.open(first))
+        }
+        while var opening = breakOpening {
+            guard let result = opening.fill.take() else {
+                replay.insert(packet, at: 0)
+                awaitsFill = true
+                return true
+            }
+            switch result {
+            case .success(let fill):
+                breakOpening = nil
+                try startBreak(fills: opening.fills, with: fill, before: packet)
+                return true
+            case .failure(let error):
+                breaks.report(error)
+                let failed = opening.fills.removeFirst()
+                if opening.fills.isEmpty && failed != .slate { opening.fills = [.slate] }
+                guard let next = opening.fills.first, next != .main else {
+                    // Nothing else fills it (the fallback is the main content): it is passed over.
+                    breakOpening = nil
+                    breaks.director.finishActive()
+                    return false
+                }
+                opening.fill = breaks.open(next)
+                breakOpening = opening
+            }
+        }
+        return false
+    }
+
+    /// The main input goes off air before `packet` and the break's first fill, open, goes on.
+    private mutating func startBreak(fills: [BreakFill], with fill: any MediaInput, before packet: MediaPacket) throws(LivePushError) {
         let mapping = clock.mapping(placing: packet)
         replay = [packet] + heldBack + replay
         heldBack = []
@@ -97,16 +132,28 @@ extension Switcher {
         let main = input
         background = BreakBackground(input: main, mapping: mapping, end: clock.end,
                                      queue: held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
-                                     fills: plan.fills)
-        try nextFill()
+                                     fills: fills)
+        putFillOnAir(fill)
         announce(setup.breaks?.director.active, out: true)
     }
 
-    /// The fill on air ended (or the break just started): the next one goes on air; the last
-    /// one (alternate, slate) starts again; the main content comes back when that is the fill.
-    mutating func nextFill() throws(LivePushError) {
+    /// `fill`, open, goes on air (the first of the break's fills still to play), and the one
+    /// after it starts opening, so that it is open when its turn comes.
+    private mutating func putFillOnAir(_ fill: any MediaInput) {
         guard var onBreak = background, let breaks = setup.breaks else { return }
-        defer { background = onBreak }
+        onBreak.filler = fill
+        // The last fill repeats until the break ends: the alternate's next pass opens ahead too
+        // (the slate never ends, and the main content needs no opening).
+        let after = onBreak.fills.count > 1 ? onBreak.fills[1] : onBreak.fills.first
+        onBreak.opening = after.flatMap { $0 == .main || ($0 == .slate && onBreak.fills.count == 1) ? nil : breaks.open($0) }
+        background = onBreak
+        switchTo(fill, fromStart: true)
+    }
+
+    /// The fill on air ended: the next one goes on air; the last one (alternate, slate) starts
+    /// again; the main content comes back when that is the fill.
+    mutating func nextFill() {
+        guard var onBreak = background else { return }
         // The fill that ended has no pictures left to wait for: its held sound goes out.
         leftover += onBreak.fillSound.map { clock.stamp($0) }
         onBreak.fillSound = []
@@ -114,23 +161,56 @@ extension Switcher {
         // the others are done once they end.
         let repeating = onBreak.fills.count == 1 && onBreak.fills.first != .main
         if onBreak.filler != nil, !onBreak.fills.isEmpty, !repeating { onBreak.fills.removeFirst() }
+        background = onBreak
+        takeNextFill()
+    }
+
+    /// The next fill goes on air once it is open. Until then nothing goes out
+    /// (``awaitsFill``: the producer is woken when it is open); it was opened while the fill
+    /// before it played, so only an opening slower than that fill's length waits.
+    mutating func takeNextFill() {
+        guard var onBreak = background, let breaks = setup.breaks else {
+            awaitsFill = false
+            return
+        }
+        defer { background = onBreak }
         while let fill = onBreak.fills.first {
             if fill == .main {
                 onBreak.returnNow = true
                 onBreak.filler = nil
+                awaitsFill = false
                 return
             }
-            do {
-                let input = try breaks.open(fill)
-                onBreak.filler = input
-                switchTo(input, fromStart: true)
+            let opening = onBreak.opening ?? breaks.open(fill)
+            guard let result = opening.take() else {
+                onBreak.opening = opening
+                awaitsFill = true
                 return
-            } catch {
+            }
+            onBreak.opening = nil
+            switch result {
+            case .success(let input):
+                awaitsFill = false
+                background = onBreak
+                putFillOnAir(input)
+                onBreak = background ?? onBreak
+                return
+            case .failure(let error):
                 breaks.report(error)
-                onBreak.fills.removeFirst()
-                if onBreak.fills.isEmpty { onBreak.fills = [.slate] }
+                let failed = onBreak.fills.removeFirst()
+                if onBreak.fills.isEmpty && failed != .slate { onBreak.fills = [.slate] }
             }
         }
+        // Nothing can fill the rest: the main input comes back on its next keyframe.
+        onBreak.returnNow = true
+        onBreak.filler = nil
+        awaitsFill = false
+    }
+
+    /// While a fill opens (a break's first, or the next): whether it is open now; when not, the
+    /// producer is woken (``Switcher/Setup/nextInputReady``) once it is.
+    func fillIsReady() -> Bool {
+        (breakOpening?.fill ?? background?.opening)?.isReady(whenReady: setup.nextInputReady) ?? true
     }
 
     /// Reads the main input underneath up to where the output stands, and ends the break when
@@ -145,8 +225,14 @@ extension Switcher {
                 packet = underneath.queue.removeFirst()
             } else if let next = try underneath.input.nextPacket() {
                 packet = next
-            } else if let sequence = setup.sequence, let following = sequence.nextInput() {
-                // A playout channel's timeline runs on underneath: its next entry follows.
+            } else if let sequence = setup.sequence {
+                // A playout channel's timeline runs on underneath: its next entry follows, once
+                // open (meanwhile the fill plays on, and the producer steps for it).
+                guard sequence.nextInputIsReady(after: underneath.input, whenReady: setup.nextInputReady) else { break }
+                guard let following = sequence.nextInput() else {
+                    underneath.mainEnded = true
+                    break
+                }
                 underneath.input = following
                 underneath.mapping = nil
                 continue
@@ -213,6 +299,7 @@ extension Switcher {
         announce(director.active, out: false)
         director.finishActive()
         background = nil
+        awaitsFill = false
         guard !underneath.queue.isEmpty else { return !underneath.mainEnded }
         held[ObjectIdentifier(underneath.input)] = underneath.queue
         switchTo(underneath.input, fromStart: false)

@@ -13,9 +13,17 @@ extension Switcher {
                 makeLeftoverPending()
                 return true
             }
+            if awaitsFill {
+                // A break's fill is opening on another thread: this one does not wait for it.
+                guard fillIsReady() else { return true }
+                awaitsFill = false
+                // A break's first: the main input's packet it waited before, in replay, starts it.
+                if breakOpening == nil { takeNextFill() }
+                continue
+            }
             if awaitsNextInput, let sequence = setup.sequence {
                 // Opened ahead on another thread: this one does not wait for it.
-                guard sequence.nextInputIsReady(whenReady: setup.nextInputReady) else { return true }
+                guard sequence.nextInputIsReady(after: input, whenReady: setup.nextInputReady) else { return true }
                 awaitsNextInput = false
                 guard let next = sequence.nextInput() else { return false }
                 putOnAir(next, from: sequence)
@@ -25,7 +33,7 @@ extension Switcher {
                 skipping = false
                 try takeOffAir()
                 guard let sequence = setup.sequence else { return false }
-                sequence.inputSkipped(unsent: held.removeValue(forKey: ObjectIdentifier(input)) ?? [])
+                sequence.inputSkipped(input, unsent: held.removeValue(forKey: ObjectIdentifier(input)) ?? [])
                 awaitsNextInput = true
                 continue
             }
@@ -40,7 +48,7 @@ extension Switcher {
                     continue
                 }
                 if background != nil {
-                    try nextFill()
+                    nextFill()
                     continue
                 }
                 // A slate that ends: hold on the input until a command takes it off air.
@@ -61,10 +69,7 @@ extension Switcher {
                 continue
             }
             if holdsBack(packet) || holdsFillSound(packet) { continue }
-            if let plan = breakDue(before: packet) {
-                try startBreak(plan, before: packet)
-                continue
-            }
+            if try startsBreak(before: packet) { continue }
             if releasesHeldBack(before: packet) { continue }
             if packet.kind == .video && awaitingKeyframe {
                 guard packet.isKeyframe else { continue }
@@ -83,7 +88,7 @@ extension Switcher {
         do {
             return try input.nextPacket()
         } catch {
-            guard let sequence = setup.sequence, let standIn = sequence.inputFailed(error) else { throw error }
+            guard let sequence = setup.sequence, let standIn = sequence.inputFailed(input, error) else { throw error }
             switchTo(standIn, fromStart: true)
             return try nextPacket()
         }

@@ -25,8 +25,9 @@ struct Switcher {
         var breaks: BreakSetup?
         /// The release batch of a real-time push (``PacingGate``).
         var pacingGate = PacingGate()
-        /// Called (from any thread) when the sequence's next input, opened ahead, is ready
-        /// after ``SwitchAction/awaitingNextInput``: the driver steps again.
+        /// Called (from any thread) when the input to go on air next (the sequence's next, a
+        /// break's fill), opened ahead, is ready after ``SwitchAction/awaitingNextInput``: the
+        /// driver steps again.
         var nextInputReady: @Sendable () -> Void = {}
     }
 
@@ -36,6 +37,11 @@ struct Switcher {
     var input: any MediaInput
     /// While a break plays: the main input, read on underneath.
     var background: BreakBackground?
+    /// A break that fell due while its first fill opens: the fills still to play, and the
+    /// opening of the first.
+    var breakOpening: (fills: [BreakFill], fill: OpeningInput)?
+    /// A break's fill (its first, or the next) is still opening: nothing goes out until it is open.
+    var awaitsFill = false
     /// Sound of the main input at or past the start of the next break, held until its
     /// pictures get there: it belongs to the break's time (or, if the break is passed over,
     /// goes out after all).
@@ -169,7 +175,7 @@ struct Switcher {
             return .finished(cues: takeCues(dueBy: clock.end))
         }
         if pending != nil { return .again }
-        return awaitsNextInput ? .awaitingNextInput : .idle
+        return awaitsNextInput || awaitsFill ? .awaitingNextInput : .idle
     }
 
     /// Nil when the packet may go now, else until when to wait (nil inside: until a command).
