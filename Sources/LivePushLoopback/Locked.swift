@@ -1,17 +1,12 @@
 import Synchronization
 
 /// A value guarded by a lock, as a class so that it can be shared by reference.
-final class Locked<Value>: Sendable {
-    private let mutex: Mutex<UncheckedValue>
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(UncheckedValue(value: value)) }
+    init(_ value: Value) { mutex = Mutex(value) }
 
     func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        try mutex.withLock { try body(&$0.value) }
-    }
-
-    /// The lock is what makes the value safe to share.
-    private struct UncheckedValue: @unchecked Sendable {
-        var value: Value
+        try mutex.withLock { value in try body(&value) }
     }
 }

@@ -37,7 +37,7 @@ final class PlayoutProgram: InputSequence, Sendable {
     private let options: PlayoutOptions
     /// The push's stages: an entry opened ahead only keeps the reference, which the producer
     /// uses once the entry is on air (an input never runs them off the producer).
-    private let stages: UncheckedTransfer<FrameStages>
+    private let stages: FrameStages
     private let report: @Sendable (PlayoutEvent) -> Void
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
@@ -55,7 +55,7 @@ final class PlayoutProgram: InputSequence, Sendable {
         inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
-        self.stages = UncheckedTransfer(value: stages)
+        self.stages = stages
         self.report = report
     }
 
@@ -125,12 +125,12 @@ final class PlayoutProgram: InputSequence, Sendable {
     private func startOpening(_ entry: PlayoutEntry) -> OpeningInput {
         let (options, stages, report) = (options, stages, report)
         return OpeningInput.start { () throws(LivePushError) in
-            try Self.open(entry, options: options, stages: stages.value, report: report).get()
+            try Self.open(entry, options: options, stages: stages, report: report).get()
         }
     }
 
     private func open(_ entry: PlayoutEntry) -> Result<any MediaInput, LivePushError> {
-        Self.open(entry, options: options, stages: stages.value, report: report)
+        Self.open(entry, options: options, stages: stages, report: report)
     }
 
     private static func open(_ entry: PlayoutEntry, options: PlayoutOptions, stages: FrameStages,
@@ -222,7 +222,7 @@ final class PlayoutProgram: InputSequence, Sendable {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
                                                                           frameRate: options.frameRate),
                                   audio: .init(sampleRate: options.sampleRate, channels: 2),
-                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: Self.mediaOptions(options), mixer: stages.value.mixer,
+                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: Self.mediaOptions(options), mixer: stages.mixer,
                                   blackWithoutImage: true)
         } catch {
             return nil

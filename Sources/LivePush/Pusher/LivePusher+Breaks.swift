@@ -45,10 +45,8 @@ extension LivePusher {
         }
         // The fills open on the opening pool (``OpeningInput``), never on the producer's pacing
         // thread. They keep the push's stages only as a reference, used by the producer once on air.
-        let push = UncheckedTransfer(value: stages)
         let alternate = options.alternate ?? ""
         let open: @Sendable (BreakFill) throws(LivePushError) -> sending any MediaInput = { fill throws(LivePushError) in
-            let stages = push.value
             switch fill {
             case .ad(let clip):
                 return try ClipInput(path: clip.source, in: clip.inPoint, out: clip.outPoint, options: fillOptions, copy: copy, stages: stages)

@@ -1,4 +1,0 @@
-/// Hands a non-Sendable value to exactly one other thread. The sender gives up all use of it.
-struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
-}
