@@ -5,7 +5,7 @@ import CFFmpeg
 ///
 /// Like ``VideoFrame``, a value over a ref-counted `AVFrame`: copies share the samples and
 /// the first write through a shared copy makes a private one.
-public struct AudioFrame: @unchecked Sendable {
+public struct AudioFrame: Sendable {
     var storage: FrameStorage
     /// Presentation time of the first sample, microseconds on the push's timeline.
     public var timestamp: Int64

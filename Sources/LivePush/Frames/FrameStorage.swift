@@ -5,6 +5,9 @@ import CFFmpeg
 /// ``VideoFrame`` and ``AudioFrame`` are values over this: copying a frame value shares the
 /// storage, and the first write through a shared one makes a private copy (copy on write),
 /// so a detector or a filter keeping a frame never sees later changes.
+///
+/// `@unchecked Sendable` only because it wraps a C handle (the `AVFrame`): nothing writes
+/// through a shared storage (copy on write), and libav's buffer references count atomically.
 final class FrameStorage: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
 

@@ -6,7 +6,7 @@ import CFFmpeg
 /// A value that wraps the decoded `AVFrame` without copying it. Reading is free; the first
 /// write (``withMutablePlane(_:_:)``) copies the pixels only if someone else (the decoder,
 /// a detector, another copy of this value) still holds them.
-public struct VideoFrame: @unchecked Sendable {
+public struct VideoFrame: Sendable {
     /// The layouts filters can rely on. Decoded pictures in any other layout are converted
     /// to I420 before the filter chain.
     public enum PixelFormat: Sendable, Equatable, CustomStringConvertible {

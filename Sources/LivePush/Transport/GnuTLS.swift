@@ -10,6 +10,7 @@ import CGnuTLS
 enum GnuTLS {
     /// The CA certificates a session trusts. GnuTLS lets one credentials object serve sessions
     /// on several threads as long as nobody changes it, and nothing does after loading.
+    /// `@unchecked Sendable` only because it wraps a C handle (the credentials pointer).
     final class Credentials: @unchecked Sendable {
         fileprivate let raw: gnutls_certificate_credentials_t
 
