@@ -36,17 +36,9 @@ final class ResolverPacingTests: NginxTestCase {
     /// its answer on a pacing thread, all at once, and the plain push went out 2.5 s late.
     func testASlowContentResolverHoldsUpNoOtherPushOnThePacingThreads() async throws {
         let answerDelay = Duration.milliseconds(2_500)
-        var plainConfig = PushConfig()
-        plainConfig.statsInterval = .zero
-        plainConfig.looping = .forever
-        let plain = LivePusher(config: plainConfig)
-        let plainEvents = plain.events()
-        try plain.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "plain"))
+        let plain = try await startPlainPush()
         defer { try? plain.stop() }  // a failed assertion leaves it running: invalidState once stopped
-        _ = try await PushHelpers.awaitEvent(plainEvents) { $0.name == "firstFramePushed" }
-
-        let cued = try CuedTestMedia.make(in: dir, main: .a, seconds: 5, then: .b, for: 3,
-                                          cues: [.init(eventID: 3, at: 3, duration: 2), .init(eventID: 3, at: 5, duration: nil, ahead: 1)])
+        let cued = try makeCuedMedia()
         let ad = PlayoutSchedule.Clip(id: "ad", source: try PlayoutClip.y.make(in: dir, seconds: 3), in: 0, out: 1)
         var cuedConfig = PushConfig()
         cuedConfig.statsInterval = .zero
@@ -113,6 +105,25 @@ final class ResolverPacingTests: NginxTestCase {
         return writer
     }
 
+    /// The plain real-time push beside the cued ones (looped, so it runs through the test),
+    /// once its first frame went out.
+    private func startPlainPush() async throws -> LivePusher {
+        var config = PushConfig()
+        config.statsInterval = .zero
+        config.looping = .forever
+        let plain = LivePusher(config: config)
+        let events = plain.events()
+        try plain.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "plain"))
+        _ = try await PushHelpers.awaitEvent(events) { $0.name == "firstFramePushed" }
+        return plain
+    }
+
+    /// 5 s of A with a break cued at 3 s for 2 s, then 3 s of B.
+    private func makeCuedMedia() throws -> String {
+        try CuedTestMedia.make(in: dir, main: .a, seconds: 5, then: .b, for: 3,
+                               cues: [.init(eventID: 3, at: 3, duration: 2), .init(eventID: 3, at: 5, duration: nil, ahead: 1)])
+    }
+
     /// As many cued pushes as there are pacing threads play an ad that takes 2 s to open (a
     /// file on a pipe that answers late). Opened on the pacing thread, as it was, each held its
     /// thread for those 2 s, all at once, and the plain push beside them waited as long. The
@@ -120,17 +131,9 @@ final class ResolverPacingTests: NginxTestCase {
     /// plain push goes on.
     func testASlowFillOpeningHoldsUpNoOtherPushOnThePacingThreads() async throws {
         let openDelay = Duration.seconds(2)
-        var plainConfig = PushConfig()
-        plainConfig.statsInterval = .zero
-        plainConfig.looping = .forever
-        let plain = LivePusher(config: plainConfig)
-        let plainEvents = plain.events()
-        try plain.start(file: TestMedia.path(.h264AAC), url: server.url(stream: "plain"))
+        let plain = try await startPlainPush()
         defer { try? plain.stop() }  // a failed assertion leaves it running: invalidState once stopped
-        _ = try await PushHelpers.awaitEvent(plainEvents) { $0.name == "firstFramePushed" }
-
-        let cued = try CuedTestMedia.make(in: dir, main: .a, seconds: 5, then: .b, for: 3,
-                                          cues: [.init(eventID: 3, at: 3, duration: 2), .init(eventID: 3, at: 5, duration: nil, ahead: 1)])
+        let cued = try makeCuedMedia()
         let adFile = try PlayoutClip.y.make(in: dir, seconds: 3, ext: "ts")
         let pacingThreads = max(2, ProcessInfo.processInfo.activeProcessorCount)
         var writers: [Thread] = []
