@@ -1,26 +1,6 @@
 @testable import LivePush
 import Synchronization
 
-/// A clock the test moves by hand: the switcher's waits are answered by moving it, never by
-/// sleeping (as SwiftNIO's `EmbeddedEventLoop` advances its time).
-final class ManualMonotonicClock: MonotonicClock {
-    var current: MediaTime
-
-    init(at start: MediaTime = .seconds(1000)) {
-        current = start
-    }
-
-    func now() -> MediaTime { current }
-
-    func advance(to time: MediaTime) {
-        current = max(current, time)
-    }
-
-    func advance(by span: MediaTime) {
-        current = current + span
-    }
-}
-
 /// A synthetic input: 25 fps video (a keyframe every `gop` frames) and 48 kHz AAC (1024
 /// samples a frame), in decode order, for `seconds`. Each packet's first byte names its input
 /// and the rest its index on its track, so a test can tell whose media went out.

@@ -69,8 +69,8 @@ public final class Channel: Sendable {
         var generation = 0
         /// The running push's output id of each output in `spec.outputs` (they differ once one is removed).
         var pushOutputIDs: [Int] = []
-        /// Monotonic µs of the next attempt while the channel waits for one.
-        var nextAttemptAt: Int64?
+        /// When the next attempt is due while the channel waits for one.
+        var nextAttemptAt: MediaTime?
         /// Restarts after a failure since the channel last published: they set the backoff.
         var failedRestarts = 0
         /// The restart waiting after a failure.
@@ -90,8 +90,11 @@ public final class Channel: Sendable {
     /// starts could both see no pusher (it is set once started) and leave one orphaned.
     private let lifecycle = Mutex(())
     private let logger: Logger
+    /// Where the wait before the next attempt is measured (``Snapshot/nextAttemptIn``).
+    private let clock: any MonotonicClock
 
-    init(spec: ChannelSpec, logger: Logger) {
+    init(spec: ChannelSpec, logger: Logger, clock: any MonotonicClock = SystemMonotonicClock()) {
+        self.clock = clock
         id = spec.id
         running = Mutex(Running(spec: spec))
         var logger = logger
@@ -111,7 +114,7 @@ public final class Channel: Sendable {
                           connected: pushID.map { $0 < state.connected.count && state.connected[$0] } ?? false,
                           reconnects: pushID.map { $0 < state.reconnects.count ? state.reconnects[$0] : 0 } ?? 0)
         }
-        let nextAttemptIn = state.status == .reconnecting ? state.nextAttemptAt.map { Duration.microseconds(max(0, $0 - monotonicMicroseconds())) } : nil
+        let nextAttemptIn = state.status == .reconnecting ? state.nextAttemptAt.map { max(.zero, $0 - clock.now()).duration } : nil
         return Snapshot(id: id, status: state.status, spec: state.spec, stats: pusher?.stats() ?? PushStats(), outputs: outputs,
                         lastError: state.lastError, starts: state.starts, nextAttemptIn: nextAttemptIn)
     }
@@ -295,7 +298,7 @@ public final class Channel: Sendable {
                 // Waiting to try again is not failing: the API and the metrics say so.
                 state.status = .reconnecting
                 state.lastError = cause
-                state.nextAttemptAt = monotonicMicroseconds() + delay.nanoseconds / 1000
+                state.nextAttemptAt = clock.now() + MediaTime(delay)
             case .reconnectStarted where state.reconnects.count == 1:
                 state.reconnects[0] += 1
                 state.connected[0] = false
@@ -325,7 +328,7 @@ public final class Channel: Sendable {
         let delay = Duration.seconds(min(30, 1 << min(state.failedRestarts, 5)))
         state.failedRestarts += 1
         state.status = .reconnecting
-        state.nextAttemptAt = monotonicMicroseconds() + delay.nanoseconds / 1000
+        state.nextAttemptAt = clock.now() + MediaTime(delay)
         let generation = state.generation
         state.restart = ConnectionWorkers.shared.run(after: delay) { [weak self] in self?.restartAfterFailure(generation) }
         logger.warning("channel failed; restarting", metadata: ["event": "channelRestartScheduled", "code": .stringConvertible(error.code.rawValue),

@@ -41,7 +41,7 @@ struct OutputClock: Sendable {
         let fps = info.video?.frameRate ?? 0
         fallbackVideoDuration = fps > 0 ? Int64(1_000_000 / fps) : 40_000
         let rate = info.audio?.sampleRate ?? 0
-        fallbackAudioDuration = rate > 0 ? Int64(1024 * 1_000_000 / rate) : 23_220
+        fallbackAudioDuration = rate > 0 ? MediaTime(samples: 1024, rate: rate).microseconds : 23_220
     }
 
     // MARK: Input time → output time

@@ -42,8 +42,8 @@ public struct AdCue: Sendable, Equatable {
 
     /// The AMF0 body of the data message in `format`.
     public func message(_ format: CueFormat) -> [UInt8] {
-        let seconds = Double(spliceTime) / 1_000_000
-        let length = Double(duration ?? 0) / 1_000_000
+        let seconds = MediaTime.microseconds(spliceTime).seconds
+        let length = MediaTime.microseconds(duration ?? 0).seconds
         let cue = Data(section.encoded()).base64EncodedString()
         switch format {
         case .adCue:
@@ -68,7 +68,7 @@ public struct AdCue: Sendable, Equatable {
         case .youtube:
             return AMF0.encode([.string("onCuePoint"), .object([
                 AMF0Property("type", .string("com.youtube.cuepoint")), AMF0Property("version", .string("0.1")),
-                AMF0Property("pre_roll_time_sec", .number(Double(max(0, spliceTime - sendAt)) / 1_000_000)),
+                AMF0Property("pre_roll_time_sec", .number(MediaTime.microseconds(max(0, spliceTime - sendAt)).seconds)),
                 AMF0Property("cue_point_start", .number(seconds)),
                 AMF0Property("break_duration_sec", .number(outOfNetwork ? length : 0)),
                 AMF0Property("splice_event_id", .number(Double(eventID))),

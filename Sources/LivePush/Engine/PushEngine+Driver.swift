@@ -28,7 +28,7 @@ extension PushEngine {
                 continue
             case .wait(let until):
                 wakeSenders()
-                let timeout = until.map { max(.zero, $0 - .microseconds(monotonicMicroseconds())).duration }
+                let timeout = until.map { max(.zero, $0 - config.monotonicClock.now()).duration }
                 producerWake.wait(limit: timeout) { state.withLock { $0.wakeups != seen } }
             case .waitForRoom(let output):
                 // Bounded, so that a change of which outputs are connected is seen.

@@ -28,7 +28,7 @@ extension PushEngine {
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: parts.slate,
                                    sequence: sequence, breaks: parts.breaks,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
-        let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: SystemMonotonicClock())
+        let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: config.monotonicClock)
         parts.breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
         return ProducerState(switcher: switcher, stages: parts.stages, afterClock: parts.afterClock)
     }
@@ -69,10 +69,10 @@ extension PushEngine {
                 guard let full else { return .again }  // not reached: `hasRoom` said no, so it named the full output
                 return .waitForRoom(full)
             case .idle:
-                return .wait(until: .microseconds(monotonicMicroseconds()) + Self.idleWait)
+                return .wait(until: config.monotonicClock.now() + Self.idleWait)
             case .awaitingNextInput:
                 // Woken when it is open (bounded, should the wake come before a producer thread waits).
-                return .wait(until: .microseconds(monotonicMicroseconds()) + Self.nextInputWait)
+                return .wait(until: config.monotonicClock.now() + Self.nextInputWait)
             case .finished(let cues):
                 deliverCues(cues)
                 try finish(producer.afterClock)
@@ -108,7 +108,7 @@ extension PushEngine {
         guard !stopped else { return false }
         // A command may move what is due (a pause): the next packet starts a new batch.
         if !taken.isEmpty { switcher.commandsArrived() }
-        let now = monotonicMicroseconds()
+        let now = config.monotonicClock.now().microseconds
         for command in taken {
             if let switching = command.switchCommand {
                 try switcher.apply(switching)

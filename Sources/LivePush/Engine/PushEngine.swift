@@ -96,7 +96,7 @@ final class PushEngine: Sendable {
 
     /// Starts the outputs and hands the producer its parts.
     func start(_ parts: sending ProducerParts) {
-        state.withLock { $0.startedAt = monotonicMicroseconds() }
+        state.withLock { $0.startedAt = config.monotonicClock.now().microseconds }
         // A file's breaks are resolved while the outputs connect; the producer starts when both are done.
         breakResolution?.resolveUpFront { [weak self] in self?.wakeProducer() }
         for output in outputs { output.start() }
@@ -142,7 +142,7 @@ final class PushEngine: Sendable {
     func snapshot() -> PushStats {
         var stats = outputs.first?.snapshot() ?? PushStats()
         state.withLock { state in
-            stats.elapsed = .microseconds(monotonicMicroseconds() - state.startedAt)
+            stats.elapsed = .microseconds(config.monotonicClock.now().microseconds - state.startedAt)
             stats.loopsCompleted = state.loopsCompleted
             stats.avOffset = state.avOffset
             stats.lateness = state.lateness

@@ -31,6 +31,8 @@ final class AppFeedQueue<Video: AppFed, Audio: AppFed>: Sendable {
     private let maxVideo: Int
     private let maxAudioCost: Int
     private let audioCost: @Sendable (Audio) -> Int
+    /// Where ``FrameInput/Timestamps/onArrival`` reads the time of a `send`.
+    private let clock: any MonotonicClock
 
     private struct State {
         var video: Deque<Video> = []
@@ -40,8 +42,7 @@ final class AppFeedQueue<Video: AppFed, Audio: AppFed>: Sendable {
         var firstArrival: Int64?
 
         /// The time of a `send` with ``FrameInput/Timestamps/onArrival``: from the first item of either track.
-        mutating func arrivalTime() -> Int64 {
-            let now = monotonicMicroseconds()
+        mutating func arrivalTime(now: Int64) -> Int64 {
             let first = firstArrival ?? now
             firstArrival = first
             return now - first
@@ -54,7 +55,8 @@ final class AppFeedQueue<Video: AppFed, Audio: AppFed>: Sendable {
     private let queued = ProgressSignal()
 
     init(hasVideo: Bool, hasAudio: Bool, timestamps: FrameInput.Timestamps, maxVideo: Int, maxAudioCost: Int,
-         audioCost: @escaping @Sendable (Audio) -> Int) {
+         audioCost: @escaping @Sendable (Audio) -> Int, clock: any MonotonicClock = SystemMonotonicClock()) {
+        self.clock = clock
         self.hasVideo = hasVideo
         self.hasAudio = hasAudio
         self.timestamps = timestamps
@@ -73,7 +75,7 @@ final class AppFeedQueue<Video: AppFed, Audio: AppFed>: Sendable {
         let stampsArrival = timestamps == .onArrival
         try offer(isFull: { $0.video.count >= maxVideo }) { state in
             var item = item
-            if stampsArrival { item.timestamp = state.arrivalTime() }
+            if stampsArrival { item.timestamp = state.arrivalTime(now: clock.now().microseconds) }
             state.video.append(item)
         }
     }
@@ -85,7 +87,7 @@ final class AppFeedQueue<Video: AppFed, Audio: AppFed>: Sendable {
         let stampsArrival = timestamps == .onArrival
         try offer(isFull: { $0.queuedAudioCost >= maxAudioCost }) { state in
             var item = item
-            if stampsArrival { item.timestamp = state.arrivalTime() }
+            if stampsArrival { item.timestamp = state.arrivalTime(now: clock.now().microseconds) }
             state.audio.append(item)
             state.queuedAudioCost += cost
         }

@@ -91,7 +91,7 @@ public final class PacketInput: MediaInput, Sendable {
                                         audioSpecificConfig: audio.audioSpecificConfig ?? lowComplexity)
         }
         info = StreamInfo(video: videoTrack, audio: audioTrack, duration: 0)
-        audioFrameDuration = Int64(1024 * 1_000_000 / (audio?.sampleRate ?? 44_100))
+        audioFrameDuration = MediaTime(samples: 1024, rate: audio?.sampleRate ?? 44_100).microseconds
         let frameRate = video?.frameRate ?? 0
         feed = AppFeedQueue(hasVideo: video != nil, hasAudio: audio != nil, timestamps: timestamps,
                             maxVideo: Int(max(frameRate, 25) * 2), maxAudioCost: (audio?.sampleRate ?? 0) * 2 / 1024,

@@ -38,7 +38,7 @@ public final class StillInput: MediaInput {
             } else {
                 picture = try VideoFrame(width: track.width, height: track.height)
             }
-            frameDuration = Int64((1_000_000 / track.frameRate).rounded())
+            frameDuration = MediaTime(seconds: 1 / track.frameRate).microseconds
         } else {
             picture = nil
             frameDuration = 0

@@ -241,9 +241,9 @@ struct OutputState {
             break  // a configuration or a cue, not a frame
         }
         let window = now - secondStartedAt
-        if window >= 1_000_000 {
-            stats.bitrate = Int(secondBytes * 8 * 1_000_000 / window)
-            stats.fps = Double(secondFrames) * 1_000_000 / Double(window)
+        if window >= MediaTime.microsecondsPerSecond {
+            stats.bitrate = Int(secondBytes * 8 * MediaTime.microsecondsPerSecond / window)
+            stats.fps = Double(secondFrames) / MediaTime.microseconds(window).seconds
             secondStartedAt = now
             secondBytes = 0
             secondFrames = 0

@@ -55,7 +55,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
         self.resume = resume
         keepsHistory = output.keepsHistory
         outbox = Deque(connection.header(at: headerTime).map { Outgoing(message: $0, packet: nil) })
-        lastServiced = (monotonicMicroseconds(), connection.bytesSent)
+        lastServiced = (output.clock.now().microseconds, connection.bytesSent)
     }
 
     /// Sends what the queue holds, as far as the socket takes it. The turn's messages are
@@ -180,8 +180,8 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
                 try? connection.send(message)
             }
             _ = try? connection.flush()
-            let deadline = monotonicMicroseconds() + output.config.sendDataTimeout.nanoseconds / 1000
-            while !connection.hasRoom(for: 1024) && monotonicMicroseconds() < deadline {
+            let deadline = output.clock.now().microseconds + output.config.sendDataTimeout.nanoseconds / 1000
+            while !connection.hasRoom(for: 1024) && output.clock.now().microseconds < deadline {
                 connection.waitUntilWritable(timeout: .milliseconds(20))
             }
         }

@@ -86,7 +86,7 @@ extension PushOutput {
             signal(episode.isFirst ? .published(url: connection.url.redacted) : .reconnected(url: connection.url.redacted))
             publish(connection, episode.resume)
         } catch {
-            let now = monotonicMicroseconds()
+            let now = clock.now().microseconds
             let retries = config.retriesFirstConnect
             guard let (decision, isFirst) = state.withLock({ $0.attemptFailed(error, retriesFirstConnect: retries, now: now) }) else {
                 return

@@ -30,7 +30,7 @@ extension PushOutput {
             peer.close()
             throw error
         }
-        return WHIPConnection(peer: peer, client: client, session: session)
+        return WHIPConnection(peer: peer, client: client, session: session, clock: clock)
     }
 
     /// webrtcbin's URI of the first server of `scheme` (`stun`, `turn`, or their `s` forms) it can take.

@@ -42,6 +42,8 @@ final class PushOutput: Sendable {
     /// What the output speaks, from its URL's scheme (a refreshed URL keeps it).
     let kind: PushURL.Scheme
     let config: PushConfig
+    /// The push's clock (``PushConfig/monotonicClock``): every time the output's state is told.
+    let clock: any MonotonicClock
     let info: StreamInfo
     let signal: @Sendable (Signal) -> Void
     /// Everything the producer, the send loop, the connection workers and the app share.
@@ -55,9 +57,10 @@ final class PushOutput: Sendable {
         self.id = id
         kind = url.scheme
         self.config = config
+        clock = config.monotonicClock
         self.info = info
         self.signal = signal
-        let state = OutputState(config: config, url: url, now: monotonicMicroseconds())
+        let state = OutputState(config: config, url: url, now: clock.now().microseconds)
         keepsHistory = state.queue.mode == .backpressure
         self.state = Mutex(state)
     }
@@ -69,7 +72,7 @@ final class PushOutput: Sendable {
     }
 
     func start() {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         state.withLock { $0.start(now: now) }
         startConnecting()
     }
@@ -145,7 +148,7 @@ final class PushOutput: Sendable {
     /// Queues a packet stamped on the output clock; drops by the queue's policy when full.
     func push(_ packet: MediaPacket) {
         // Only a real-time queue measures its backlog against the time (``OutputState/push(_:now:)``).
-        let now = keepsHistory ? 0 : monotonicMicroseconds()
+        let now = keepsHistory ? 0 : clock.now().microseconds
         let (queued, loop) = state.withLock { state in
             let queued = state.push(packet, now: now)
             return (queued, queued.wakesSender ? state.loop : nil)
@@ -178,7 +181,7 @@ final class PushOutput: Sendable {
 
     /// The next packet to send. Counts the packet sent before it in the same lock.
     func takePacket(afterSending sent: SentPacket?) -> Take {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         let taken = state.withLock { $0.take(afterSending: sent, now: now) }
         if taken.wakesProducer { roomSignal.wake() }
         if let change = taken.change { signal(.network(change)) }
@@ -188,7 +191,7 @@ final class PushOutput: Sendable {
     /// Counts a packet that was sent when no next one is taken (the pump ends).
     func recordSent(_ sent: SentPacket?) {
         guard let sent else { return }
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         state.withLock { $0.record(sent, now: now) }
     }
 
@@ -211,7 +214,7 @@ final class PushOutput: Sendable {
 
     /// SRT's counters: its unacknowledged span counts toward the congestion backlog.
     private func recordSRT(_ stats: SRTLinkStats) {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         if let change = state.withLock({ $0.recordSRT(stats, now: now) }) { signal(.network(change)) }
     }
 
@@ -220,7 +223,7 @@ final class PushOutput: Sendable {
 
     /// This output's figures for ``PushStats/outputs``.
     func outputStats() -> OutputStats {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         return state.withLock { state in
             let s = state.snapshot(now: now)
             return OutputStats(id: id, url: state.url.redacted, isConnected: state.connected, bytesSent: s.bytesSent,
@@ -233,7 +236,7 @@ final class PushOutput: Sendable {
 
     /// This output's figures (sent, dropped, queued); the session adds the source's.
     func snapshot() -> PushStats {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         return state.withLock { $0.snapshot(now: now) }
     }
 }

@@ -51,9 +51,13 @@ final class SendLoop: Sendable {
 
     /// Its place in ``pool``: which outputs share a loop (``OutputStats/sendLoop``).
     let index: Int
+    /// The loop serves every push in the process, so it keeps the process's clock rather than
+    /// one push's ``PushConfig/monotonicClock``; each turn is handed the time read here.
+    private let clock: any MonotonicClock
 
-    private init(index: Int) {
+    private init(index: Int, clock: any MonotonicClock = SystemMonotonicClock()) {
         self.index = index
+        self.clock = clock
         WorkerThread.start(name: "livepush.send") { self.run() }
     }
 
@@ -80,11 +84,11 @@ final class SendLoop: Sendable {
         // The loop thread's own: the connections it serves, and those whose socket was full.
         var attached: [ObjectIdentifier: PublishingSlot] = [:]
         var blocked: Set<ObjectIdentifier> = []
-        var nextSweep = monotonicMicroseconds() + Self.sweepInterval
+        var nextSweep = clock.now().microseconds + Self.sweepInterval
         while true {
-            let (arrived, due) = waitForWork(until: blocked.isEmpty ? nextSweep : min(nextSweep, monotonicMicroseconds() + Self.blockedRetry))
+            let (arrived, due) = waitForWork(until: blocked.isEmpty ? nextSweep : min(nextSweep, clock.now().microseconds + Self.blockedRetry))
             for slot in arrived { attached[ObjectIdentifier(slot.output)] = slot }
-            let now = monotonicMicroseconds()
+            let now = clock.now().microseconds
             var turns = due.union(blocked)
             if now >= nextSweep {
                 turns.formUnion(attached.keys)
@@ -124,7 +128,7 @@ final class SendLoop: Sendable {
             return nil
         }
         if let ready { return ready }
-        let left = deadline - monotonicMicroseconds()
+        let left = deadline - clock.now().microseconds
         if left > 0 { bell.wait(limit: .microseconds(left)) { inbox.withLock { $0.hasWork } } }
         return inbox.withLock { $0.take() }
     }

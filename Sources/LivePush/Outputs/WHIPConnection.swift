@@ -22,15 +22,21 @@ final class WHIPConnection: OutputConnection {
     private let session: WHIPSession
     private(set) var bytesSent: Int64 = 0
     private var rater = NetworkQualityRater()
-    private let started = monotonicMicroseconds()
+    /// The push's clock: the statistics' turns and how long the peer has sent no report.
+    private let clock: any MonotonicClock
+    private let started: Int64
     private var lastStatistics: Int64 = 0
+    /// How often the peer's statistics are read and rated.
+    private static let statisticsInterval = MediaTime.seconds(1)
     /// What the service turns found for the output to act on.
     private(set) var link = WebRTCLinkStats()
 
-    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession) {
+    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession, clock: any MonotonicClock) {
         self.peer = peer
         self.client = client
         self.session = session
+        self.clock = clock
+        started = clock.now().microseconds
     }
 
     func header(at time: Int64) -> [[Frame]] { [] }
@@ -69,8 +75,8 @@ final class WHIPConnection: OutputConnection {
     func serviceIncoming() throws(LivePushError) -> UInt32? {
         _ = try peer.check()
         link.keyframeRequests += peer.takeKeyframeRequests()
-        let now = monotonicMicroseconds()
-        guard now - lastStatistics >= 1_000_000 else { return nil }
+        let now = clock.now().microseconds
+        guard now - lastStatistics >= Self.statisticsInterval.microseconds else { return nil }
         lastStatistics = now
         if let stats = peer.statistics(), stats.has_report != 0 {
             link.fractionLost = stats.fraction_lost

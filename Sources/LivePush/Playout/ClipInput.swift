@@ -29,8 +29,8 @@ final class ClipInput: MediaInput {
 
     init(path: String, in inSeconds: Double, out outSeconds: Double, options: MediaSourceOptions, copy: Bool,
          stages: FrameStages) throws(LivePushError) {
-        inPoint = Int64((inSeconds * 1_000_000).rounded())
-        outPoint = Int64((outSeconds * 1_000_000).rounded())
+        inPoint = MediaTime(seconds: inSeconds).microseconds
+        outPoint = MediaTime(seconds: outSeconds).microseconds
         var options = options
         options.startTime = inPoint
         if !copy {
@@ -50,7 +50,7 @@ final class ClipInput: MediaInput {
     var start: MediaStart? { nil }
 
     /// Seconds of the entry sent so far.
-    var played: Double { Double(position - inPoint) / 1_000_000 }
+    var played: Double { MediaTime.microseconds(position - inPoint).seconds }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
         while true {

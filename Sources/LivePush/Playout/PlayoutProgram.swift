@@ -156,7 +156,7 @@ final class PlayoutProgram: InputSequence, Sendable {
         var live = LiveInputOptions()
         live.slateImage = options.slateImage
         return try FailoverInput(url: entry.source, options: live, media: mediaOptions(options), stages: stages,
-                                 duration: .microseconds(Int64(entry.duration * 1_000_000)), requiresFeed: true) { event in
+                                 duration: MediaTime(seconds: entry.duration).duration, requiresFeed: true) { event in
             if case .lost(let error) = event {
                 report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))
             }
@@ -192,14 +192,14 @@ final class PlayoutProgram: InputSequence, Sendable {
                 state.openBreakID = id
                 let length = entry.duration + state.timeline.remainingInBreak(name)
                 cues.append(AdCue(eventID: id, outOfNetwork: true, spliceTime: start,
-                                  duration: Int64(length * 1_000_000), sendAt: start))
+                                  duration: MediaTime(seconds: length).microseconds, sendAt: start))
             }
             if let upcoming = state.timeline.upcomingBreak() {
                 let id = newID()
                 state.announced = (upcoming.name, id)
-                let splice = start + Int64(entry.duration * 1_000_000)
+                let splice = start + MediaTime(seconds: entry.duration).microseconds
                 cues.append(AdCue(eventID: id, outOfNetwork: true, spliceTime: splice,
-                                  duration: Int64(upcoming.duration * 1_000_000), sendAt: max(start, splice - cuePreroll)))
+                                  duration: MediaTime(seconds: upcoming.duration).microseconds, sendAt: max(start, splice - cuePreroll)))
             }
             return cues
         }
@@ -222,7 +222,7 @@ final class PlayoutProgram: InputSequence, Sendable {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
                                                                           frameRate: options.frameRate),
                                   audio: .init(sampleRate: options.sampleRate, channels: 2),
-                                  duration: .microseconds(Int64(seconds * 1_000_000)), options: Self.mediaOptions(options), mixer: stages.mixer,
+                                  duration: MediaTime(seconds: seconds).duration, options: Self.mediaOptions(options), mixer: stages.mixer,
                                   blackWithoutImage: true)
         } catch {
             return nil

@@ -126,7 +126,8 @@ public final class LivePusher: Sendable {
         media.keepsPicturesForRenditions = !config.outputVideo.isEmpty
             || pushURLs.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
         if FFInputPolicy.liveProtocols(for: path) != nil {
-            let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages) { [weak self] in
+            let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages,
+                                         clock: config.monotonicClock) { [weak self] in
                 self?.emit(.input($0))
             }
             try start(InputAndStages(input: live, stages: stages), urls: pushURLs, liveInputStats: { live.stats })

@@ -120,6 +120,10 @@ public struct PushConfig: Sendable {
     public var whipToken: String?
     /// The wall clock that auth expiry is measured against (injectable for tests).
     public var wallClock: any WallClock = SystemWallClock()
+    /// The monotonic clock the push's flow reads (engine, outputs, live inputs): one per push,
+    /// injectable so that unit tests drive a piece of the flow without sleeping. The shared
+    /// scheduling threads and the transports keep the process's own clock.
+    var monotonicClock: any MonotonicClock = SystemMonotonicClock()
 
     /// An image (any format libavcodec decodes: PNG, JPEG, ...) pushed while paused, scaled
     /// to the output size, with silent audio. Setting one makes the push encode its video and

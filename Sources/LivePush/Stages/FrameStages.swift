@@ -104,7 +104,7 @@ final class FrameStages: Sendable {
         let step = state.withLock { state -> (from: Int, next: Int?)? in
             guard var control = state.bitrate else { return nil }
             if isPoor == nil {
-                if let lastTick = state.lastTick, now - lastTick < 1_000_000 { return nil }
+                if let lastTick = state.lastTick, now - lastTick < MediaTime.seconds(1).microseconds { return nil }
                 state.lastTick = now
             }
             let from = control.current

@@ -84,7 +84,11 @@ extension Duration {
     }
 }
 
-/// Monotonic time in microseconds.
+/// Monotonic time in microseconds (`CLOCK_MONOTONIC`).
+///
+/// Only the edges call it: the transports (``RTMPSession``, ``SRTSession``), libav's interrupt
+/// callbacks and transcoder (`Media/`), the shared scheduling threads (`Scheduling/`) and
+/// ``SystemMonotonicClock``. The push's flow reads its ``PushConfig/monotonicClock`` instead.
 func monotonicMicroseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)

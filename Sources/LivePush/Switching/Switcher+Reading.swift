@@ -124,7 +124,7 @@ extension Switcher {
             let soundPastPictures = packet.kind == .audio && (clock.presentationTime(of: packet).map { $0 >= clock.videoEnd } ?? true)
             if cut != nil && (pastCut || soundPastPictures) { held.append(packet) } else { leave(packet) }
         }
-        let audioFrame = Int64(1024 * 1_000_000 / max(1, input.info.audio?.sampleRate ?? 44_100))
+        let audioFrame = MediaTime(samples: 1024, rate: max(1, input.info.audio?.sampleRate ?? 44_100)).microseconds
         var pulls = 0
         while input.info.video != nil && input.info.audio != nil,
               clock.audioEnd + audioFrame <= clock.videoEnd, pulls < Self.catchUpLimit,

@@ -27,7 +27,7 @@ final class FailoverInput: MediaInput, Sendable {
     /// `requiresFeed`: a feed that does not answer the probe fails the init instead of starting
     /// on the backup or slate.
     init(url: String, options: LiveInputOptions, media: MediaSourceOptions, stages: FrameStages,
-         duration: Duration? = nil, requiresFeed: Bool = false,
+         duration: Duration? = nil, requiresFeed: Bool = false, clock: any MonotonicClock = SystemMonotonicClock(),
          report: @escaping @Sendable (InputEvent) -> Void) throws(LivePushError) {
         let name = FFDemuxer.redacted(url)
         let interrupt = IOInterrupt()
@@ -54,12 +54,12 @@ final class FailoverInput: MediaInput, Sendable {
         } ?? black
         let feedAnswered = probed != nil
         let feed = LiveFeed(url: url, name: name, opened: probed.map { ($0, interrupt) }, size: format.size,
-                            frameRate: format.frameRate, audio: format.audio, options: options, report: report)
-        let progress = LiveInputProgress()
+                            frameRate: format.frameRate, audio: format.audio, options: options, clock: clock, report: report)
+        let progress = LiveInputProgress(clock: clock)
         self.feed = feed
         self.progress = progress
         slots = Mutex(FailoverSlots(encoder: encoder, stages: stages, feed: feed, backup: backup, progress: progress,
-                                    options: options, report: report, frameDuration: Int64((1_000_000 / format.frameRate).rounded()),
+                                    options: options, report: report, frameDuration: MediaTime(seconds: 1 / format.frameRate).microseconds,
                                     black: black, slate: slate, end: duration.map { $0.nanoseconds / 1000 },
                                     feedAnswered: feedAnswered))
         feed.start()
@@ -93,7 +93,7 @@ final class FailoverInput: MediaInput, Sendable {
     }
 
     /// Seconds of output made so far.
-    var played: Double { Double(progress.sent) / 1_000_000 }
+    var played: Double { MediaTime.microseconds(progress.sent).seconds }
 
     func interrupt() {
         progress.stop()

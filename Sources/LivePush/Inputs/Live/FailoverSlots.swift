@@ -107,7 +107,7 @@ final class FailoverSlots {
                 // Rather than black while the feed's first frames are on their way.
                 feed.awaitFirstPicture(timeout: options.timeout)
             }
-            anchor = monotonicMicroseconds()
+            anchor = progress.clock.now().microseconds
             self.anchor = anchor
             feed.trimToJitterBuffer()
         }
@@ -116,7 +116,7 @@ final class FailoverSlots {
 
     private func pictureForSlot(at time: Int64) throws(LivePushError) -> VideoFrame {
         let status = feed.status
-        let decision = machine.decide(now: monotonicMicroseconds(), lastArrival: status.lastArrival,
+        let decision = machine.decide(now: progress.clock.now().microseconds, lastArrival: status.lastArrival,
                                       steadySince: status.steadySince, hasFrame: status.hasVideo)
         for event in decision.events {
             switch event {

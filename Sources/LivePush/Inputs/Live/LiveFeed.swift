@@ -27,6 +27,8 @@ final class LiveFeed: Sendable {
     private let audioFormat: AudioFormat
     private let options: LiveInputOptions
     private let report: @Sendable (InputEvent) -> Void
+    /// The push's clock: when pictures arrived, and which are ready to go out.
+    private let clock: any MonotonicClock
     private let frameDuration: Int64
 
     /// The jitter buffer and the connection's state, shared by the reader and the producer.
@@ -61,8 +63,10 @@ final class LiveFeed: Sendable {
     /// `opened`: the demuxer the input's format was probed on (and the interrupt it was opened
     /// with), used for the first connection.
     init(url: String, name: String, opened: sending (FFDemuxer, IOInterrupt)?, size: VideoSize, frameRate: Double, audio: AudioFormat,
-         options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void) {
+         options: LiveInputOptions, clock: any MonotonicClock = SystemMonotonicClock(),
+         report: @escaping @Sendable (InputEvent) -> Void) {
         self.url = url
+        self.clock = clock
         self.name = name
         var initial = State()
         if let opened { initial.interrupt = opened.1 }
@@ -92,7 +96,7 @@ final class LiveFeed: Sendable {
         let sampleRate = audioFormat.sampleRate
         return state.withLock {
             Status(lastArrival: $0.lastArrival, steadySince: $0.steadySince,
-                   hasVideo: $0.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate) > 0)
+                   hasVideo: $0.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate) > 0)
         }
     }
 
@@ -104,13 +108,13 @@ final class LiveFeed: Sendable {
     /// A picture waits, at most this long (µs), until the sound of its time has arrived: an
     /// MPEG-TS muxer holds sound back up to 0.7 s, and pictures sent before it would go out
     /// without their sound.
-    static let soundWait: Int64 = 1_000_000
+    static let soundWait = MediaTime.seconds(1).microseconds
 
     /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
     func awaitFirstPicture(timeout: Duration) {
         let sampleRate = audioFormat.sampleRate
         changed.wait(limit: timeout) {
-            state.withLock { $0.stopped || $0.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate) > 0 }
+            state.withLock { $0.stopped || $0.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate) > 0 }
         }
     }
 
@@ -120,7 +124,7 @@ final class LiveFeed: Sendable {
         let keep = max(1, Int(options.jitterBuffer.nanoseconds / 1000 / frameDuration))
         let sampleRate = audioFormat.sampleRate
         return state.withLock { state in
-            var ready = state.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate)
+            var ready = state.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate)
             guard ready > 0 else { return nil }
             while ready > 2 * keep {
                 state.video.removeFirst()
@@ -168,7 +172,7 @@ final class LiveFeed: Sendable {
         let keepAudio = audioFormat.samples(inMicros: options.jitterBuffer.nanoseconds / 1000)
         let sampleRate = audioFormat.sampleRate
         state.withLock { state in
-            var ready = state.readyPictures(now: monotonicMicroseconds(), sampleRate: sampleRate)
+            var ready = state.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate)
             while ready > keepVideo {
                 state.video.removeFirst()
                 ready -= 1
@@ -234,7 +238,7 @@ final class LiveFeed: Sendable {
     }
 
     private func deliver(_ frames: [FeedDecoder.Frame]) {
-        let now = monotonicMicroseconds()
+        let now = clock.now().microseconds
         // The hard cap, whatever the output does: a second and a half of pictures (some may
         // wait for their sound), a second of sound.
         let maxVideo = max(2, Int(1_500_000 / frameDuration))

@@ -11,6 +11,13 @@ final class LiveInputProgress: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Woken by ``stop()``: the producer sleeping until its next slot is due.
     private let stopping = ProgressSignal()
+    /// The push's clock: the producer's slots fall due on it (``sleep(until:)``), and the feed
+    /// and the switching read it too.
+    let clock: any MonotonicClock
+
+    init(clock: any MonotonicClock = SystemMonotonicClock()) {
+        self.clock = clock
+    }
 
     /// Output time sent so far (µs).
     var sent: Int64 { position.load(ordering: .relaxed) }
@@ -31,7 +38,7 @@ final class LiveInputProgress: Sendable {
     /// Sleeps until monotonic time `due` (µs); false once stopped.
     func sleep(until due: Int64) -> Bool {
         while !isStopped {
-            let left = due - monotonicMicroseconds()
+            let left = due - clock.now().microseconds
             if left <= 0 { return true }
             stopping.wait(limit: .microseconds(left)) { isStopped }
         }

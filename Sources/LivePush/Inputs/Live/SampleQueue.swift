@@ -39,20 +39,20 @@ struct SampleQueue {
 
     /// The source time (µs) of the next sample waiting; nil when nothing waits.
     func headTime(sampleRate: Int) -> Int64? {
-        frames.first.map { $0.timestamp + Int64(offset) * 1_000_000 / Int64(sampleRate) }
+        frames.first.map { $0.timestamp + MediaTime(samples: Int64(offset), rate: sampleRate).microseconds }
     }
 
     /// The source time (µs) just after the newest sample waiting; nil when nothing waits.
     func tailTime(sampleRate: Int) -> Int64? {
-        frames.last.map { $0.timestamp + Int64($0.sampleCount) * 1_000_000 / Int64(sampleRate) }
+        frames.last.map { $0.timestamp + MediaTime(samples: Int64($0.sampleCount), rate: sampleRate).microseconds }
     }
 
     /// Drops the samples older than source time `time` (µs).
     mutating func drop(before time: Int64, sampleRate: Int) {
         while let first = frames.first {
-            let head = first.timestamp + Int64(offset) * 1_000_000 / Int64(sampleRate)
+            let head = first.timestamp + MediaTime(samples: Int64(offset), rate: sampleRate).microseconds
             guard head < time else { return }
-            let older = Int((time - head) * Int64(sampleRate) / 1_000_000)
+            let older = Int((time - head) * Int64(sampleRate) / MediaTime.microsecondsPerSecond)
             let left = first.sampleCount - offset
             guard older < left else {
                 dropFirst()
