@@ -23,7 +23,7 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// (the reference's 200 of 800).
     public var minVideoBitrateKbps: Int?
     /// libx264 with slice threads (like `-tune zerolatency`: no frame of encoder delay) rather
-    /// than frame threads (3 frames of delay, about 15-25% faster on two cores).
+    /// than frame threads (1 frame of delay, about 10-25% faster on two cores).
     public var lowestLatencyEncoding = false
     /// Bitrate the encoder starts at, kbit/s; nil means the target.
     public var initialVideoBitrateKbps: Int?

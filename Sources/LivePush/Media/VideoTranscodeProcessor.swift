@@ -51,13 +51,20 @@ final class VideoTranscodeProcessor: VideoPacketProcessor {
         self.options = options
         self.stages = stages
         streamIndex = stream.index
-        decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase)
+        decoder = try FFDecoder(parameters: parameters, timeBase: stream.timeBase, threads: Self.decoderThreads(for: stream))
         settings = try VideoEncoderSettings(stream: stream, options: options)
         encoder = try VideoEncoder(settings: settings)
         scaler = try FrameScaler(width: settings.width, height: settings.height)
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
         if options.keepsPicturesForRenditions { awaiting = PicturesAwaitingEncode() }
         stages.figures.videoEncoderOpened()
+    }
+
+    /// One decoder thread up to 1080p: the encoder's threads already keep both cores busy, and a
+    /// second frame thread holds pictures of its own (transcode benchmark: 94 against 99 MiB
+    /// peak RSS, the same fps). Larger pictures get two, so that decoding keeps up.
+    private static func decoderThreads(for stream: DemuxedStream) -> Int32 {
+        stream.width * stream.height <= 1920 * 1088 ? 1 : 2
     }
 
     var isConfigured: Bool { true }
