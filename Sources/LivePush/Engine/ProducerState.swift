@@ -4,4 +4,7 @@ struct ProducerState {
     var switcher: Switcher
     let stages: FrameStages
     let afterClock: StagesAfterClock
+    /// ``EngineState/wakeups`` as the last step read it with the commands: a producer thread
+    /// sleeps after that step only while the count stays the same.
+    var wakeupsSeen = 0
 }

@@ -22,13 +22,13 @@ extension PushEngine {
         producerWake.wait { canStartProducing }
         guard var producer = prepareProducer(parts) else { return }
         while true {
-            let seen = state.withLock { $0.wakeups }
             switch step(&producer) {
             case .again:
                 continue
             case .wait(let until):
                 wakeSenders()
                 let timeout = until.map { max(.zero, $0 - config.monotonicClock.now()).duration }
+                let seen = producer.wakeupsSeen
                 producerWake.wait(limit: timeout) { state.withLock { $0.wakeups != seen } }
             case .waitForRoom(let output):
                 // Bounded, so that a change of which outputs are connected is seen.

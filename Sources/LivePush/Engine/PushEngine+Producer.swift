@@ -47,7 +47,7 @@ extension PushEngine {
     func step(_ producer: inout ProducerState) -> Step {
         let stages = producer.stages
         do {
-            guard try applyCommands(&producer.switcher, stages, producer.afterClock.renditions) else {
+            guard try applyCommands(&producer, stages) else {
                 stages.shutDown()
                 return .finished
             }
@@ -95,23 +95,24 @@ extension PushEngine {
     }
 
     /// Takes the queued commands and acts on them; false on stop.
-    private func applyCommands(_ switcher: inout Switcher, _ stages: FrameStages,
-                               _ renditions: RenditionStage?) throws(LivePushError) -> Bool {
-        let (avOffset, lateness, loops) = (switcher.avOffset, switcher.pacing.lateness, switcher.loopsCompleted)
-        let (taken, stopped) = state.withLock { state -> ([EngineCommand], Bool) in
+    private func applyCommands(_ producer: inout ProducerState, _ stages: FrameStages) throws(LivePushError) -> Bool {
+        let renditions = producer.afterClock.renditions
+        let (avOffset, lateness, loops) = (producer.switcher.avOffset, producer.switcher.pacing.lateness, producer.switcher.loopsCompleted)
+        let (taken, stopped, wakeups) = state.withLock { state -> ([EngineCommand], Bool, Int) in
             defer { state.commands.removeAll() }
             state.avOffset = avOffset
             state.lateness = lateness
             state.loopsCompleted = loops
-            return (state.commands, state.stopRequested)
+            return (state.commands, state.stopRequested, state.wakeups)
         }
+        producer.wakeupsSeen = wakeups
         guard !stopped else { return false }
         // A command may move what is due (a pause): the next packet starts a new batch.
-        if !taken.isEmpty { switcher.commandsArrived() }
+        if !taken.isEmpty { producer.switcher.commandsArrived() }
         let now = config.monotonicClock.now().microseconds
         for command in taken {
             if let switching = command.switchCommand {
-                try switcher.apply(switching)
+                try producer.switcher.apply(switching)
                 // The clock stopped (or runs again); what the outputs queued waits with it.
                 if case .pause = command { for output in outputs { output.setPaused(true) } }
                 if case .resume = command { for output in outputs { output.setPaused(false) } }
@@ -119,7 +120,7 @@ extension PushEngine {
             }
             switch command {
             case .networkChanged(let isPoor):
-                adaptBitrate(isPoor: isPoor, now: now, switcher, stages)
+                adaptBitrate(isPoor: isPoor, now: now, producer.switcher, stages)
             case .setFilters(let filters):
                 stages.setFilters(filters)
             case .setDetector(let detector):
@@ -129,13 +130,13 @@ extension PushEngine {
             case .keyframeRequested(let id):
                 // Output `id`'s own encode takes it; else the input on air (a copied stream
                 // cannot: its next keyframe comes when the source has it).
-                if renditions?.requestKeyframe(forOutput: id) != true { try switcher.apply(.requestKeyframe) }
+                if renditions?.requestKeyframe(forOutput: id) != true { try producer.switcher.apply(.requestKeyframe) }
             case .pause, .resume, .showSlate, .leaveSlate, .skip, .startBlackout, .endBlackout:
                 break  // switching commands: applied above
             }
         }
         renditions?.tick(now: now)
-        adaptBitrate(isPoor: nil, now: now, switcher, stages)
+        adaptBitrate(isPoor: nil, now: now, producer.switcher, stages)
         return true
     }
 

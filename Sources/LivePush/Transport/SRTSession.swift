@@ -178,7 +178,9 @@ final class SRTSession {
             if srt_getsockflag(socket, SRTO_PEERLATENCY, &latency, &size) != 0 { latency = 120 }
             let paddingEnd = monotonicMicroseconds() + Self.deliveryWait(latencyMs: Int64(latency))
             while !padding.isEmpty, srt_getsockstate(socket) == SRTS_CONNECTED, monotonicMicroseconds() < paddingEnd {
-                // A full send buffer or a broken socket only ends the padding early.
+                // Dropped without a report: the media went out already. A message SRT cannot
+                // take (its buffer full) is only one padding message fewer, and a broken socket
+                // ends this loop at its state check.
                 _ = padding.withUnsafeBytes { try? send($0) }
                 usleep(20_000)
             }
