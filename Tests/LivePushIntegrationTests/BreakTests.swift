@@ -291,4 +291,35 @@ final class PlayoutBlackoutTests: NginxTestCase {
         XCTAssertEqual(refused.exitCode, 1)
         XCTAssertTrue(refused.stderrString.contains("805504001") && refused.stderrString.contains("\"duration\""), refused.summary)
     }
+    /// A blackout window at a time of day, played in real time: the output clock puts it where
+    /// the output is when the wall clock gets there (from the wall and monotonic times read
+    /// together at the start), and nginx records the alternate from there for its length.
+    func testAWallClockBlackoutWindowStartsWhenTheWallClockGetsThere() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 8)
+        let alternate = try PlayoutClip.x.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        let launched = Date()
+        // Whole seconds (ISO 8601 without a fraction), 4 to 5 s after the launch.
+        let start = Date(timeIntervalSince1970: (launched.timeIntervalSince1970 + 4).rounded(.up))
+        try """
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 8} ],
+          "blackouts": [ {"start": "\(start.formatted(.iso8601))", "duration": 2} ] }
+        """.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let result = try LivePushCLI.run(["playout", schedule, server.url(stream: "wallclock"), "--size", "320x240",
+                                          "--alternate", alternate, "--json"], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let detected = BreakTests.events(result).first { $0["event"] as? String == "opportunityDetected" }
+        let opportunity = try XCTUnwrap(detected?["opportunity"] as? [String: Any], result.summary)
+        let outputStart = try XCTUnwrap(opportunity["start"] as? Double)
+        // Output time 0 went out after the launch (the CLI starting, the file opening, the
+        // connect): the window lands at most that much before the launch-to-start span.
+        let span = start.timeIntervalSince(launched)
+        XCTAssertLessThanOrEqual(outputStart, span + 0.05)
+        XCTAssertGreaterThan(outputStart, span - 3, "output time 0 would be 3 s after the launch")
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "wallclock"), frameRate: 25)
+        PlayoutTests.check(recording, against: [(.a, outputStart), (.x, 2), (.a, 6 - outputStart)], tolerance: 2)
+        if recording.starts.count == 3 {
+            XCTAssertEqual(recording.starts[1], outputStart, accuracy: 0.1, "the alternate's first picture is the window's start")
+        }
+    }
 }

@@ -146,4 +146,27 @@ final class BreakLogicTests: XCTestCase {
         schedule.closeActive(at: 1_500_000)
         XCTAssertEqual(schedule.active?.end, 1_500_000)
     }
+    /// A wall-clock blackout window is placed by the push's output clock each time the director
+    /// looks: after a 5 s pause, the window at start + 20 s opens at output time 15 s, for its
+    /// whole length. A window on the output timeline does not move.
+    func testAWallClockBlackoutWindowMovesWithAPauseAndAPositionWindowDoesNot() throws {
+        let reading = WallClockReading(wall: 1_800_000_000_000_000, monotonic: .seconds(50))
+        var options = BreakOptions()
+        let date = Date(timeIntervalSince1970: Double(reading.wall + 20_000_000) / 1e6)
+        options.blackouts = [BlackoutWindow(start: .wallClock(date), duration: .seconds(4)),
+                             BlackoutWindow(start: .position(.seconds(30)), duration: .seconds(1))]
+        let director = BreakDirector(options: options, resolvers: ResolverRegistry(), upFrontCues: nil) { _ in }
+        director.prepare(wallClock: reading)
+        var clock = OutputClock(info: StreamInfo(video: nil, audio: nil, duration: 0))
+        _ = clock.due(.zero, now: .seconds(50))
+        clock.pause(now: .seconds(52))
+        clock.resume(now: .seconds(57))
+        XCTAssertEqual(director.nextStart(on: clock), 15_000_000)
+        XCTAssertNil(director.breakDue(by: 14_960_000, on: clock))
+        let plan = try XCTUnwrap(director.breakDue(by: 15_000_000, on: clock))
+        XCTAssertEqual(plan.window.opportunity.start, 15_000_000)
+        XCTAssertEqual(plan.window.end, 19_000_000)
+        director.finishActive()
+        XCTAssertEqual(director.nextStart(on: clock), 30_000_000, "the position window stays where it was written")
+    }
 }

@@ -64,6 +64,24 @@ final class OutputClockTests: XCTestCase {
         XCTAssertEqual(clock.due(.seconds(1), now: .microseconds(7_500_000)), .microseconds(8_000_000), "the 2 s paused are added")
     }
 
+    /// A time of day (a blackout window at 10:00) is put on the output timeline by the clock,
+    /// from the wall and monotonic times read together at the push's start: where the output is
+    /// released at that instant. A pause moves it earlier by the pause; a clock step after the
+    /// reading cannot move it.
+    func testAWallClockTimeLandsWhereTheOutputIsReleasedThenAfterPauses() {
+        let reading = WallClockReading(wall: 1_800_000_000_000_000, monotonic: .seconds(100))
+        let tenOClock = reading.wall + 20_000_000
+        var clock = OutputClock(info: info)
+        XCTAssertEqual(clock.outputTime(ofWallTime: tenOClock, reading: reading), 20_000_000,
+                       "before the first packet (and in --fast mode): output time 0 is the start")
+        _ = clock.due(.zero, now: .seconds(101))
+        XCTAssertEqual(clock.outputTime(ofWallTime: tenOClock, reading: reading), 19_000_000,
+                       "the first packet went out 1 s after the start")
+        clock.pause(now: .seconds(105))
+        clock.resume(now: .seconds(110))
+        XCTAssertEqual(clock.outputTime(ofWallTime: tenOClock, reading: reading), 14_000_000, "5 s paused")
+    }
+
     func testWhatAnOutputSendsAgainFollowsTheLastTimestampByOneFrame() {
         XCTAssertEqual(OutputClock.resendOffset(lastSent: 9_960_000, step: 40_000, first: 8_000_000), 2_000_000)
     }

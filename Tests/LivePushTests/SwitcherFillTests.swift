@@ -43,7 +43,7 @@ final class SwitcherFillTests: XCTestCase {
         options.alternate = "alternate"
         options.blackouts = [BlackoutWindow(start: .position(.seconds(start)), duration: .seconds(length))]
         let director = BreakDirector(options: options, resolvers: ResolverRegistry(), upFrontCues: nil) { events.add($0.name) }
-        director.prepare(wallClockOrigin: 0)
+        director.prepare(wallClock: WallClockReading(wall: 0, monotonic: .zero))
         return BreakSetup(director: director, open: fills.open, report: { events.add("\($0)") })
     }
 

@@ -130,6 +130,16 @@ struct OutputClock: Sendable {
 
     var isPaused: Bool { pausedAt != nil }
 
+    /// The output time at which the wall-clock time `wall` (µs since 1970) falls, given the
+    /// wall clock and the monotonic clock read together at the push's start. In real time that
+    /// is where the clock releases the output at that instant: a pause before it moves it
+    /// earlier by the pause's length. In `--fast` mode, or before the first packet, output
+    /// time 0 stands for the reading's instant.
+    func outputTime(ofWallTime wall: Int64, reading: WallClockReading) -> Int64 {
+        let monotonic = reading.monotonic.microseconds + (wall - reading.wall)
+        return monotonic - (wallOrigin ?? reading.monotonic.microseconds)
+    }
+
     // MARK: One connection's continuation
 
     /// After a reconnect in `--fast` mode an output sends again what may not have reached the

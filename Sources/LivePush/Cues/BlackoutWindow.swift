@@ -7,8 +7,9 @@ public struct BlackoutWindow: Sendable, Equatable {
     public enum Start: Sendable, Equatable {
         /// A position on the output timeline (seconds of stream from its start).
         case position(Duration)
-        /// A wall-clock time; it is put on the output timeline when the push starts (so it
-        /// holds in real time, not in `--fast` mode).
+        /// A wall-clock time: the push's output clock puts it where the output is released
+        /// at that time of day, after any pause (so it holds in real time; in `--fast` mode
+        /// output time 0 stands for the push's start).
         case wallClock(Date)
     }
 
@@ -41,12 +42,12 @@ public struct BlackoutWindow: Sendable, Equatable {
         duration = .milliseconds(Int64(seconds * 1000))
     }
 
-    /// Where it starts on the output timeline (µs), for a push whose output time 0 is the wall
-    /// time `origin` (µs since 1970, from the push's ``WallClock``).
-    func outputStart(origin: Int64) -> Int64 {
+    /// Where it starts on the output timeline (µs). A wall-clock start is placed by the push's
+    /// ``OutputClock`` (`outputTimeOfWall`, µs since 1970 → output time): the one owner of time.
+    func outputStart(outputTimeOfWall: (Int64) -> Int64) -> Int64 {
         switch start {
         case .position(let position): position.nanoseconds / 1000
-        case .wallClock(let date): Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) - origin
+        case .wallClock(let date): outputTimeOfWall(Int64((date.timeIntervalSince1970 * 1_000_000).rounded()))
         }
     }
 }

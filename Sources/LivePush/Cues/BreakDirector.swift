@@ -38,8 +38,11 @@ final class BreakDirector {
     private let opportunityResolvers: [any OpportunityResolver]
     private let emit: @Sendable (BreakEvent) -> Void
     private var schedule = BreakSchedule()
-    /// Blackouts known in advance (output time µs, length µs), not yet opened.
-    private var windows: [(start: Int64, duration: Int64)] = []
+    /// Blackouts known in advance, not yet opened; placed on the output timeline by the clock
+    /// each time they are looked at (a pause moves a wall-clock window).
+    private var windows: [BlackoutWindow] = []
+    /// The wall clock and the monotonic clock read together when the producer started.
+    private var wallReading = WallClockReading(wall: 0, monotonic: .zero)
     /// Ids of the opportunities commands and windows open (cues carry their own).
     private var nextOwnID: UInt32 = 0x4C50_0001
     /// The start of the break that fell due, told once it is on air (``activeStarted(at:)``).
@@ -56,11 +59,18 @@ final class BreakDirector {
         self.emit = emit
     }
 
-    /// Before the first packet, whose output time 0 is the wall time `origin` (µs since 1970,
-    /// read from the push's ``WallClock`` by its driver): the blackout windows known in advance
-    /// are placed on the output timeline (the breaks themselves open as the cues are read).
-    func prepare(wallClockOrigin origin: Int64) {
-        windows = options.blackouts.map { ($0.outputStart(origin: origin), $0.duration.nanoseconds / 1000) }.sorted { $0.start < $1.start }
+    /// Before the first packet: the wall clock and the monotonic clock read together (by the
+    /// producer's driver, from the push's ``WallClock`` and ``MonotonicClock``), which put the
+    /// wall-clock blackout windows on the output timeline (the breaks themselves open as the
+    /// cues are read).
+    func prepare(wallClock reading: WallClockReading) {
+        wallReading = reading
+        windows = options.blackouts
+    }
+
+    /// Where `window` starts on the output timeline, as `clock` maps it now.
+    private func start(of window: BlackoutWindow, on clock: OutputClock) -> Int64 {
+        window.outputStart { clock.outputTime(ofWallTime: $0, reading: wallReading) }
     }
 
     /// A cue packet read from the main input, whose time maps to output time by `+ offset`.
@@ -100,9 +110,11 @@ final class BreakDirector {
     /// The main input's next picture goes out at output time `time`: the break to play before
     /// it, if one starts by then. An ad break that nothing fills (fallback: the main content)
     /// is passed over.
-    func breakDue(by time: Int64) -> BreakPlan? {
-        while let window = windows.first, window.start <= time {
-            windows.removeFirst()
+    func breakDue(by time: Int64, on clock: OutputClock) -> BreakPlan? {
+        // A handful of windows: placed afresh, since a pause moves the wall-clock ones only.
+        let placed = windows.map { (start: start(of: $0, on: clock), duration: $0.duration.nanoseconds / 1000) }
+        windows = zip(windows, placed).filter { $1.start > time }.map(\.0)
+        for window in placed.filter({ $0.start <= time }).sorted(by: { $0.start < $1.start }) {
             // A window the push started inside of plays for what is left of it.
             let (start, end) = (max(time, window.start), window.start + window.duration)
             if end > start { openBlackout(at: start, duration: end - start) }
@@ -141,9 +153,14 @@ final class BreakDirector {
         emit(event)
     }
 
-    /// Where the next break would start, output time (nil: none is known).
-    var nextStart: Int64? {
-        [schedule.upcoming.first?.start, windows.first?.start].compactMap { $0 }.min()
+    /// Where the next break would start, output time as `clock` maps it (nil: none is known).
+    func nextStart(on clock: OutputClock) -> Int64? {
+        var earliest = schedule.upcoming.first?.start
+        for window in windows {
+            let start = start(of: window, on: clock)
+            earliest = min(earliest ?? start, start)
+        }
+        return earliest
     }
 
     /// The opportunity on air.

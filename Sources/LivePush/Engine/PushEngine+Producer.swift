@@ -29,7 +29,8 @@ extension PushEngine {
                                    sequence: sequence, breaks: parts.breaks,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
         let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: config.monotonicClock)
-        parts.breaks?.director.prepare(wallClockOrigin: config.wallClock.nowMicroseconds)
+        parts.breaks?.director.prepare(wallClock: WallClockReading(wall: config.wallClock.nowMicroseconds,
+                                                                    monotonic: config.monotonicClock.now()))
         return ProducerState(switcher: switcher, stages: parts.stages, afterClock: parts.afterClock)
     }
 

@@ -36,7 +36,7 @@ extension Switcher {
     /// break starts on both tracks at once.
     mutating func holdsBack(_ packet: MediaPacket) -> Bool {
         guard let breaks = setup.breaks, isMainOnAir, packet.kind == .audio, input.info.video != nil,
-              let start = breaks.director.nextStart, let mapping = clock.inputMapping,
+              let start = breaks.director.nextStart(on: clock), let mapping = clock.inputMapping,
               mapping.outputTime(packet.pts) >= start, heldBack.count < Self.catchUpLimit else { return false }
         heldBack.append(packet)
         return true
@@ -46,7 +46,7 @@ extension Switcher {
     /// `packet` (true: the loop goes on with them).
     mutating func releasesHeldBack(before packet: MediaPacket) -> Bool {
         guard let first = heldBack.first, packet.kind == .video else { return false }
-        if let start = setup.breaks?.director.nextStart, let mapping = clock.inputMapping, mapping.outputTime(first.pts) >= start {
+        if let start = setup.breaks?.director.nextStart(on: clock), let mapping = clock.inputMapping, mapping.outputTime(first.pts) >= start {
             return false
         }
         replay = heldBack + [packet] + replay
@@ -90,7 +90,7 @@ extension Switcher {
     /// push's packets are late by the opening (tens of milliseconds for a file).
     mutating func startsBreak(before packet: MediaPacket) throws(LivePushError) -> Bool {
         guard let breaks = setup.breaks, isMainOnAir, packet.kind == .video || input.info.video == nil else { return false }
-        if breakOpening == nil, let plan = breaks.director.breakDue(by: clock.mapping(placing: packet).outputTime(packet.pts)),
+        if breakOpening == nil, let plan = breaks.director.breakDue(by: clock.mapping(placing: packet).outputTime(packet.pts), on: clock),
            let first = plan.fills.first {
             breakOpening = (plan.fills, breaks.open(first))
         }
