@@ -1,6 +1,7 @@
 import Foundation
 import LivePush
 import LivePushLoopback
+import Synchronization
 import XCTest
 
 /// One push, several destinations: each output has its own queue and connection, so a dead
@@ -87,5 +88,34 @@ final class SimulcastTests: XCTestCase {
         let summary = try await receiver.waitForPublishEnd(stream: "ok", timeout: .seconds(10))
         XCTAssertEqual(summary.videoFrames, 100)
         XCTAssertEqual(summary.audioFrames, 174)
+    }
+    /// `stopOutput` reaches one output through the push's inbox: it unpublishes while the push
+    /// goes on (nginx closes its recording before the push ends), and the other output carries
+    /// every frame to the end.
+    func testStoppingOneOutputLeavesTheOtherCarryingEveryFrame() async throws {
+        try XCTSkipUnless(NginxRTMPServer.isAvailable, "nginx + libnginx-mod-rtmp not installed")
+        let nginx = try NginxRTMPServer()
+        self.nginx = nginx
+        var config = PushConfig()
+        config.statsInterval = .zero
+        let pusher = LivePusher(config: config)
+        let events = pusher.events()
+        let watched = pusher.events()
+        try pusher.start(file: TestMedia.path(.h264AAC), urls: [nginx.url(stream: "kept"), nginx.url(stream: "stopped")])
+        let closedWhilePushing = Mutex(false)
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60)) { pusher in
+            for await event in watched { if case .firstFramePushed = event { break } }
+            try pusher.stopOutput(1)
+            _ = try await nginx.awaitRecording(stream: "stopped")
+            closedWhilePushing.withLock { $0 = pusher.state == .pushing }
+        }
+        XCTAssertNil(run.error)
+        XCTAssertTrue(closedWhilePushing.withLock { $0 }, "the stopped output's recording closed while the push ran (4 s in real time)")
+        let kept = try FFProbe.run(try await nginx.awaitRecording(stream: "kept"))
+        kept.assertWellFormed()
+        XCTAssertEqual(kept.videoPackets.count, 100, "every frame of the 4 s sample")
+        let stopped = try FFProbe.run(nginx.recordingPath(stream: "stopped"))
+        XCTAssertLessThan(stopped.videoPackets.count, 100)
+        XCTAssertThrowsError(try pusher.stopOutput(2), "no output 2")
     }
 }

@@ -1,9 +1,11 @@
 /// What a ``PushEngine`` keeps between its producer and everyone who talks to it (the app's
 /// commands, the outputs' signals, stats snapshots), in the engine's one `Mutex`.
 struct EngineState {
+    /// The push's control state: every ``EngineMessage`` is decided there.
+    var control: PushControl
     /// What the outputs say, folded into what the push as a whole says.
-    var outputStates: OutputSetStateMachine
-    var stopRequested = false
+    var outputStates: OutputSetStateMachine { control.outputStates }
+    var stopRequested: Bool { control.stopRequested }
     /// Sent by the app's threads and the outputs, taken by the producer (``EngineCommand``).
     var commands: [EngineCommand] = []
     /// Counts the events that may let a waiting producer go on (a command, a stop, an output's

@@ -75,9 +75,7 @@ final class PushEngine: Sendable {
             }
             signal(event)
         }
-        let outputStates = OutputSetStateMachine(count: urls.count,
-                                                 holdingTheStart: Set(urls.indices.filter { OutputNeeds(kind: urls[$0].scheme).holdsTheStart }))
-        state = Mutex(EngineState(outputStates: outputStates))
+        state = Mutex(EngineState(control: PushControl(outputKinds: urls.map(\.scheme), hasRenditions: renditions != nil)))
         var outputs: [PushOutput] = []
         let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
@@ -85,7 +83,7 @@ final class PushEngine: Sendable {
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
-                forward.session?.handle(outputSignal, from: id)
+                forward.session?.receive(.output(id: id, outputSignal))
             }
             output.isURLExpired = isURLExpired
             outputs.append(output)
@@ -115,27 +113,56 @@ final class PushEngine: Sendable {
         if let job { PacingScheduler.shared.wake(job) }
     }
 
-    // MARK: - Commands
+    // MARK: - The inbox
 
-    func requestStop() {
-        stopProducer()
-        for output in outputs { output.requestStop() }
-    }
+    func requestStop() { receive(.stop) }
 
-    func requestReconnect() {
-        for output in outputs { output.requestReconnect() }
-    }
+    func requestReconnect() { receive(.reconnect) }
 
     /// The URL of the first output for every later connect (a refreshed auth_key).
-    func updateURL(_ newURL: PushURL) {
-        outputs.first?.updateURL(newURL)
-    }
+    func updateURL(_ newURL: PushURL) { receive(.updateURL(newURL)) }
 
     /// Queues a command for the producer (see ``EngineCommand``): the one way a control
     /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
-    func send(_ command: EngineCommand) {
-        state.withLock { $0.commands.append(command) }
-        wakeProducer()
+    func send(_ command: EngineCommand) { receive(.command(command)) }
+
+    /// Everything from outside the producer comes here: ``PushControl`` decides it, under the
+    /// engine's lock, one message at a time; then this does what it decided. An output's
+    /// report also holds `delivery`, so the pusher hears the push's changes in the order they
+    /// happened (an app's message tells the pusher nothing, and may come from its handlers).
+    func receive(_ message: EngineMessage) {
+        if case .output = message {
+            delivery.withLock { _ in act(on: message) }
+        } else {
+            act(on: message)
+        }
+        wakeProducer()  // a command, a stop, or an output's change it may wait for
+    }
+
+    private func act(on message: EngineMessage) {
+        let (actions, interrupt) = state.withLock { state in
+            let actions = state.control.apply(message)
+            return (actions, actions.stopsProducer ? state.interruptSource : nil)
+        }
+        if actions.stopsProducer {
+            breakResolution?.abandon()
+            interrupt?.interrupt()
+        }
+        for (id, order) in actions.outputs where outputs.indices.contains(id) {
+            switch order {
+            case .stop: outputs[id].requestStop()
+            case .reconnect: outputs[id].requestReconnect()
+            case .updateURL(let url): outputs[id].updateURL(url)
+            case .updateWHIPToken(let token): outputs[id].updateWHIPToken(token)
+            }
+        }
+        for report in actions.reports {
+            switch report {
+            case .push(let outputSignal): signal(.push(outputSignal))
+            case .output(let id, let outputSignal): signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
+            }
+        }
+        if !actions.producer.isEmpty { state.withLock { $0.commands.append(contentsOf: actions.producer) } }
     }
 
     /// The first output's figures with the source's; with several outputs, each one's too.
@@ -160,45 +187,6 @@ final class PushEngine: Sendable {
         return stats
     }
 
-    // MARK: - Output signals
-
-    private func handle(_ outputSignal: PushOutput.Signal, from id: Int) {
-        delivery.withLock { _ in
-            let decision = state.withLock { state in
-                let decision = state.outputStates.apply(outputSignal, from: id)
-                // An output's own rendition adapts to its network (the producer takes it next step).
-                if renditionFigures != nil, case .network(let change) = outputSignal {
-                    state.commands.append(.outputNetwork(id: id, isPoor: change == .poor))
-                }
-                if case .keyframeRequested = outputSignal { state.commands.append(.keyframeRequested(output: id)) }
-                return decision
-            }
-            for index in decision.stop { outputs[index].requestStop() }
-            if outputs.count > 1 {
-                signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
-            }
-            for event in decision.forward {
-                if case .connectFailed = event { stopProducer() }
-                signal(.push(event))
-                // The push's network as a whole moves its encoder's adaptive bitrate; sent after
-                // the event, so that `networkPoor` is heard before the change it causes.
-                if case .network(let change) = event {
-                    state.withLock { $0.commands.append(.networkChanged(isPoor: change == .poor)) }
-                }
-            }
-        }
-        wakeProducer()  // it may wait for the first output to publish
-    }
-
-    func stopProducer() {
-        breakResolution?.abandon()
-        let interrupt = state.withLock { state in
-            state.stopRequested = true
-            return state.interruptSource
-        }
-        interrupt?.interrupt()
-        wakeProducer()
-    }
 }
 
 /// Lets the outputs' signal closures reach their session without keeping it alive.

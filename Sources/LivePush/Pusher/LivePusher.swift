@@ -258,7 +258,7 @@ public final class LivePusher: Sendable {
         guard let session = session.withLock({ $0 }), session.outputs.indices.contains(id) else {
             throw LivePushError(.channelNotFound, "no output \(id) in this push")
         }
-        session.outputs[id].requestStop()
+        session.receive(.stopOutput(id))
     }
 
     /// Reconnects now: after `reconnectFailed` (the automatic retries were used up), or to
@@ -286,9 +286,7 @@ public final class LivePusher: Sendable {
         if isInteractive {
             guard !token.isEmpty else { throw LivePushError(.tokenInvalid, "an empty token") }
             authWatcher.withLock { $0.watch(bearerToken: token) }
-            for output in session.withLock({ $0 })?.outputs ?? [] where output.kind.isWHIP {
-                output.updateWHIPToken(token)
-            }
+            session.withLock { $0 }?.receive(.updateWHIPToken(token))
             return
         }
         guard let current = authWatcher.withLock({ $0.url }) else {
