@@ -134,6 +134,7 @@ enum EventFormatter {
             ("bitrate", .int(Int64(o.bitrate))),
             ("droppedFrames", .int(Int64(o.droppedFrames.total))),
             ("queuedDuration", .double(Double(o.queuedDuration) / 1_000_000)),
+            ("reconnects", .int(Int64(o.reconnects))),
         ]
         if let link = o.srt {
             fields.append(("srt", .object([

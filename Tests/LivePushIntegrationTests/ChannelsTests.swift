@@ -130,6 +130,11 @@ final class ChannelsTests: NginxTestCase {
         XCTAssertEqual(parsed["livepush_channel_state", ["channel": "f", "state": "pushing"]], 1)
         XCTAssertEqual(parsed["livepush_channels", ["state": "pushing"]], 2)
         XCTAssertGreaterThan(parsed["livepush_output_bytes_sent_total", ["channel": "p", "output": "1"]] ?? 0, 0)
+        // Each output's connection, as the push's own output says (one output or several).
+        for (channel, output) in [("p", "0"), ("p", "1"), ("f", "0")] {
+            XCTAssertEqual(parsed["livepush_output_connected", ["channel": channel, "output": output]], 1, "\(channel) \(output)")
+            XCTAssertEqual(parsed["livepush_output_reconnects_total", ["channel": channel, "output": output]], 0, "\(channel) \(output)")
+        }
         XCTAssertGreaterThan(parsed["livepush_process_threads", [:]] ?? 0, 0)
         // Pacing: counted per packet (the values depend on how busy the machine is; here only that they exist).
         XCTAssertNotNil(parsed["livepush_channel_late_packets_total", ["channel": "f", "later_than": "0.05"]], metrics.text)

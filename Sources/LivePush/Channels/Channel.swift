@@ -56,20 +56,35 @@ public final class Channel: Sendable {
         public var reconnects: Int
     }
 
+    /// Where the channel itself stands. While its push runs, what it is doing is the push's
+    /// own state and its outputs' own figures, read when asked (``status(_:push:retryPending:)``):
+    /// the channel keeps no copy of them.
+    enum Phase: Sendable, Equatable {
+        /// Not running (never started, or stopped).
+        case stopped
+        /// Its push opens (on an opening worker).
+        case opening
+        /// Its push runs (or ended with its media).
+        case running
+        /// Its push could not start.
+        case failed
+        /// Its push failed; a restart waits (``Snapshot/nextAttemptIn``).
+        case restartPending
+    }
+
     private struct Running {
         var spec: ChannelSpec
         var pusher: LivePusher?
         var playout: PlayoutControl?
-        var status: Status = .stopped
+        var phase = Phase.stopped
         var lastError: LivePushError?
-        var reconnects: [Int] = []
-        var connected: [Bool] = []
         var starts = 0
         /// Bumped per start: events of an earlier run are not counted against the new one.
         var generation = 0
         /// The running push's output id of each output in `spec.outputs` (they differ once one is removed).
         var pushOutputIDs: [Int] = []
-        /// When the next attempt is due while the channel waits for one.
+        /// When the next attempt is due while the channel (a restart) or its push (a connect)
+        /// waits for one; cleared once the push publishes.
         var nextAttemptAt: MediaTime?
         /// Restarts after a failure since the channel last published: they set the backoff.
         var failedRestarts = 0
@@ -77,10 +92,31 @@ public final class Channel: Sendable {
         var restart: ConnectionWorkers.Ticket?
         /// Reads the running push's events; it ends after the push's final `stopped`.
         var observer: Task<Void, Never>?
-        /// An open of this generation runs on its thread (the pusher is set when it is done).
-        var opening = false
 
-        var isLive: Bool { pusher != nil && (status == .pushing || status == .starting || status == .reconnecting) }
+        /// What the channel is doing now: its own phase, else its push's state.
+        var status: Status { Channel.status(phase, push: pusher?.state, retryPending: nextAttemptAt != nil) }
+
+        var isLive: Bool { pusher != nil && [.pushing, .starting, .reconnecting].contains(status) }
+    }
+
+    /// A channel's status from its phase and, while it runs, its push's state (pure).
+    static func status(_ phase: Phase, push: PushState?, retryPending: Bool) -> Status {
+        switch phase {
+        case .stopped: .stopped
+        case .opening: .starting
+        case .failed: .failed
+        case .restartPending: .reconnecting
+        case .running:
+            switch push {
+            // Waiting to try again is not failing: the API and the metrics say so.
+            case nil, .idle?, .connecting?: retryPending ? .reconnecting : .starting
+            case .pushing?, .paused?, .stopping?: .pushing
+            case .reconnecting?: .reconnecting
+            case .stopped?: .finished
+            // Its restart is being scheduled (``observe(_:generation:)``).
+            case .failed?: .reconnecting
+            }
+        }
     }
 
     /// The channel's id (``ChannelSpec/id``).
@@ -108,14 +144,16 @@ public final class Channel: Sendable {
     /// The channel's status, figures and last error, now.
     public var snapshot: Snapshot {
         let (state, pusher) = running.withLock { ($0, $0.pusher) }
+        let status = state.status
+        let figures = pusher?.outputFigures() ?? []
         let outputs = state.spec.outputs.enumerated().map { index, url in
             let pushID = pusher != nil && index < state.pushOutputIDs.count ? state.pushOutputIDs[index] : nil
-            return Output(url: Redaction.redactStreamKey(url), pushID: pushID,
-                          connected: pushID.map { $0 < state.connected.count && state.connected[$0] } ?? false,
-                          reconnects: pushID.map { $0 < state.reconnects.count ? state.reconnects[$0] : 0 } ?? 0)
+            let own = pushID.flatMap { figures.indices.contains($0) ? figures[$0] : nil }
+            return Output(url: Redaction.redactStreamKey(url), pushID: pushID, connected: own?.isConnected ?? false,
+                          reconnects: own?.reconnects ?? 0)
         }
-        let nextAttemptIn = state.status == .reconnecting ? state.nextAttemptAt.map { max(.zero, $0 - clock.now()).duration } : nil
-        return Snapshot(id: id, status: state.status, spec: state.spec, stats: pusher?.stats() ?? PushStats(), outputs: outputs,
+        let nextAttemptIn = status == .reconnecting ? state.nextAttemptAt.map { max(.zero, $0 - clock.now()).duration } : nil
+        return Snapshot(id: id, status: status, spec: state.spec, stats: pusher?.stats() ?? PushStats(), outputs: outputs,
                         lastError: state.lastError, starts: state.starts, nextAttemptIn: nextAttemptIn)
     }
 
@@ -134,20 +172,17 @@ public final class Channel: Sendable {
     private func startInTurn(afterFailure: Bool = false) throws(LivePushError) {
         let spec = running.withLock { $0.spec }
         let generation = try running.withLock { state throws(LivePushError) -> Int in
-            if state.pusher != nil || state.opening, state.status != .failed, state.status != .finished, state.status != .stopped {
+            if state.pusher != nil || state.phase == .opening, ![.failed, .finished, .stopped].contains(state.status) {
                 throw LivePushError(.invalidState, "channel \(spec.id) is already running")
             }
             state.generation += 1
             if let restart = state.restart { ConnectionWorkers.shared.cancel(restart) }
             state.restart = nil
             state.nextAttemptAt = nil
-            state.status = .starting
+            state.phase = .opening
             state.lastError = nil
-            state.reconnects = Array(repeating: 0, count: spec.outputs.count)
-            state.connected = Array(repeating: false, count: spec.outputs.count)
             state.pushOutputIDs = Array(spec.outputs.indices)
             state.starts += 1
-            state.opening = true
             return state.generation
         }
         let pusher = LivePusher(config: ChannelOpener.config(for: spec))
@@ -171,16 +206,16 @@ public final class Channel: Sendable {
     private func opened(_ result: Result<ChannelOpener.Opened, LivePushError>, generation: Int, afterFailure: Bool) {
         let current = running.withLock { state -> Bool in
             guard state.generation == generation else { return false }
-            state.opening = false
             switch result {
             case .success(let opened):
                 state.pusher = opened.pusher
                 state.playout = opened.playout
+                state.phase = .running
             case .failure(let error) where afterFailure:
                 state.lastError = error
                 scheduleRestart(&state, after: error)
             case .failure(let error):
-                state.status = .failed
+                state.phase = .failed
                 state.lastError = error
             }
             return true
@@ -222,8 +257,7 @@ public final class Channel: Sendable {
             defer {
                 state.pusher = nil
                 state.playout = nil
-                state.opening = false
-                state.status = .stopped
+                state.phase = .stopped
                 state.generation += 1  // a restart waiting after a failure is off
                 if let restart = state.restart { ConnectionWorkers.shared.cancel(restart) }
                 state.restart = nil
@@ -279,39 +313,18 @@ public final class Channel: Sendable {
     private func observe(_ event: PushEvent, generation: Int) {
         let current = running.withLock { state -> Bool in
             guard state.generation == generation else { return false }
+            // What the push is doing is read from it when asked; here only what it says once:
+            // that it failed (the channel restarts it), and when its next attempt is due.
             switch event {
-            case .stateChanged(let pushState):
-                switch pushState {
-                case .connecting: state.status = .starting
-                case .pushing, .paused:
-                    state.status = .pushing
-                    state.nextAttemptAt = nil
-                    state.failedRestarts = 0
-                case .reconnecting: state.status = .reconnecting
-                case .failed(let error):
-                    state.lastError = error
-                    scheduleRestart(&state, after: error)
-                case .stopped: if state.status != .stopped { state.status = .finished }
-                case .idle, .stopping: break
-                }
+            case .stateChanged(.pushing), .stateChanged(.paused):
+                state.nextAttemptAt = nil
+                state.failedRestarts = 0
+            case .stateChanged(.failed(let error)):
+                state.lastError = error
+                scheduleRestart(&state, after: error)
             case .retryScheduled(_, let delay, let cause), .output(_, _, .retryScheduled(_, let delay, let cause)):
-                // Waiting to try again is not failing: the API and the metrics say so.
-                state.status = .reconnecting
                 state.lastError = cause
                 state.nextAttemptAt = clock.now() + MediaTime(delay)
-            case .reconnectStarted where state.reconnects.count == 1:
-                state.reconnects[0] += 1
-                state.connected[0] = false
-            case .output(let id, _, .reconnectStarted) where id < state.reconnects.count:
-                state.reconnects[id] += 1
-                state.connected[id] = false
-            case .output(let id, _, .pushStarted) where id < state.connected.count,
-                 .output(let id, _, .reconnectSucceeded) where id < state.connected.count:
-                state.connected[id] = true
-            case .pushStarted, .reconnectSucceeded:
-                if state.connected.count == 1 { state.connected[0] = true }
-            case .connectionLost:
-                if state.connected.count == 1 { state.connected[0] = false }
             default:
                 break
             }
@@ -327,7 +340,7 @@ public final class Channel: Sendable {
     private func scheduleRestart(_ state: inout Running, after error: LivePushError) {
         let delay = Duration.seconds(min(30, 1 << min(state.failedRestarts, 5)))
         state.failedRestarts += 1
-        state.status = .reconnecting
+        state.phase = .restartPending
         state.nextAttemptAt = clock.now() + MediaTime(delay)
         let generation = state.generation
         state.restart = ConnectionWorkers.shared.run(after: delay) { [weak self] in self?.restartAfterFailure(generation) }
@@ -338,7 +351,7 @@ public final class Channel: Sendable {
     private func restartAfterFailure(_ generation: Int) {
         lifecycle.withLock { _ in
             let current = running.withLock { state -> (failed: LivePusher?, Bool) in
-                guard state.generation == generation, state.status == .reconnecting else { return (nil, false) }
+                guard state.generation == generation, state.phase == .restartPending else { return (nil, false) }
                 state.restart = nil
                 defer {
                     state.pusher = nil

@@ -51,6 +51,8 @@ struct OutputState {
     var stopRequested = false
     var reconnectRequested = false
     var connected = false
+    /// Reconnects this output began (``OutputStats/reconnects``).
+    var reconnectsBegun = 0
     private(set) var sourceFinished = false
     private(set) var paused = false
     private var senderWaiting = false

@@ -107,13 +107,19 @@ extension PushOutput {
             // A stop asked for meanwhile found no attempt waiting: it ends the episode now.
             if stopped { schedule(after: .zero) }
         case .retry(let attempt, let delay):
-            if !isFirst { signal(.reconnecting(attempt: attempt)) }
+            if !isFirst { announceReconnect(attempt: attempt) }
             if let error { signal(.retryScheduled(attempt: attempt, delay: delay, cause: error)) }
             schedule(after: delay)
         case .awaitStaleSession(let attempt, let waited, let delay):
             signal(.staleSession(attempt: attempt, waited: waited, retryIn: delay))
             schedule(after: delay)
         }
+    }
+
+    /// A reconnect attempt begins: counted in the output's figures, then reported.
+    private func announceReconnect(attempt: Int) {
+        state.withLock { $0.reconnectsBegun += 1 }
+        signal(.reconnecting(attempt: attempt))
     }
 
     /// While the output connects, a stop or a reconnect request runs the waiting attempt now;
@@ -126,7 +132,7 @@ extension PushOutput {
         case .runNow(let ticket):
             ConnectionWorkers.shared.runNow(ticket)
         case .restart(let announcesReconnect):
-            if announcesReconnect { signal(.reconnecting(attempt: 1)) }
+            if announcesReconnect { announceReconnect(attempt: 1) }
             schedule(after: .zero)
         case .wait:
             break

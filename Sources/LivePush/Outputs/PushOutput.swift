@@ -230,7 +230,7 @@ final class PushOutput: Sendable {
                                videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                                droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
                                kind: kind.isWHIP ? "whip" : kind.rawValue, srt: state.link, webrtc: state.webRTCLink,
-                               sendLoop: state.lastLoopIndex)
+                               reconnects: state.reconnectsBegun, sendLoop: state.lastLoopIndex)
         }
     }
 

@@ -91,12 +91,13 @@ extension LivePusher {
     }
 
     private func finish(_ input: PushStateMachine.Input) {
-        let final = session.withLock { current -> PushStats in
-            let stats = current.map { snapshot($0) } ?? PushStats()
+        let (final, outputs) = session.withLock { current -> (PushStats, [OutputStats]) in
+            let figures = (current.map { snapshot($0) } ?? PushStats(), current?.outputs.map { $0.outputStats() } ?? [])
             current = nil
-            return stats
+            return figures
         }
         lastStats.withLock { $0 = final }
+        lastOutputs.withLock { $0 = outputs }
         cancelTimers()
         do {
             try transition(input, emitting: [.stopped(final)])

@@ -19,6 +19,8 @@ public final class LivePusher: Sendable {
     private let machine = Mutex(PushStateMachine())
     let session = Mutex<PushEngine?>(nil)
     let lastStats = Mutex(PushStats())
+    /// Every output's figures when the last push ended (``outputFigures()``).
+    let lastOutputs = Mutex<[OutputStats]>([])
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[any DispatchSourceTimer]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
@@ -219,6 +221,7 @@ public final class LivePusher: Sendable {
             newSession.send(.setDetector(settings.detector))
         }
         lastStats.withLock { $0 = PushStats() }
+        lastOutputs.withLock { $0 = [] }
         authWatcher.withLock { watcher in
             watcher.accept(urls[0])
             if interactive, let token = config.whipToken { watcher.watch(bearerToken: token) }
@@ -299,6 +302,14 @@ public final class LivePusher: Sendable {
     public func stats() -> PushStats {
         if let current = session.withLock({ $0 }) { return snapshot(current) }
         return lastStats.withLock { $0 }
+    }
+
+    /// Every output's own figures (connected, reconnects, sent), of the current push or, once it
+    /// ended, as it ended; by the position of the output's URL. (``PushStats/outputs`` lists
+    /// them only with several outputs.)
+    func outputFigures() -> [OutputStats] {
+        if let current = session.withLock({ $0 }) { return current.outputs.map { $0.outputStats() } }
+        return lastOutputs.withLock { $0 }
     }
 
     func snapshot(_ session: PushEngine) -> PushStats {

@@ -110,6 +110,8 @@ public struct OutputStats: Sendable, Equatable {
     public var srt: SRTLinkStats?
     /// A WHIP output's link, as its peer's receiver reports say (quality, loss, RTT, jitter).
     public var webrtc: WebRTCLinkStats?
+    /// Reconnects this output began in the push.
+    public var reconnects = 0
     /// The send loop that served it last (its place in the pool), nil before it published:
     /// outputs on one loop share its thread (internal: tests compare the outputs sharing one).
     var sendLoop: Int?
