@@ -8,7 +8,7 @@
 extension PushEngine {
     func startProducer(_ source: UncheckedTransfer<any MediaInput>) {
         if config.pacing == .realTime && source.value.readsWithoutWaiting && !(sequence?.inputsMayWait ?? false) {
-            let job = ScheduledProducer(session: self, source: source)
+            let job = ScheduledProducer(session: self, source: source.value)
             lock.withLock { scheduledProducer = job }
             PacingScheduler.shared.add(job)
         } else {

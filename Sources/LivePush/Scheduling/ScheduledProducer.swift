@@ -1,32 +1,44 @@
+import Synchronization
+
 /// A real-time producer on the ``PacingScheduler``: runs ``PushEngine/step(_:)`` until the
 /// session has to wait, and tells the scheduler until when.
-final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
+final class ScheduledProducer: ScheduledJob, Sendable {
     /// Longest turn before the thread goes to the other jobs: an encoding input takes a few
     /// milliseconds per frame, and a turn that catches up on many frames must not starve the rest.
     static let turnBudget: Int64 = 10_000
 
-    private let session: PushEngine
-    private let source: UncheckedTransfer<any MediaInput>
-    // Used by one scheduler thread at a time (a job is never run twice at once).
-    private var switcher: Switcher?
-    private var started = false
+    private struct State {
+        /// The input, until the producer starts and the switcher takes it.
+        var source: (any MediaInput)?
+        var switcher: Switcher?
+        var started = false
+    }
 
-    init(session: PushEngine, source: UncheckedTransfer<any MediaInput>) {
+    private let session: PushEngine
+    /// The producer's inputs and switcher, which go from one pacing thread to another between
+    /// turns. The scheduler runs a job on one thread at a time, so this lock is never contended
+    /// (one uncontended lock per turn, not per packet): it makes the compiler check that they
+    /// move between threads through here and nowhere else.
+    private let state: Mutex<State>
+
+    init(session: PushEngine, source: sending any MediaInput) {
         self.session = session
-        self.source = source
+        state = Mutex(State(source: source))
     }
 
     func run() -> ScheduledRun {
-        if !started {
-            guard session.canStartProducing else { return .whenWoken }
-            started = true
-            switcher = session.prepareProducer(source.value)
+        state.withLock { state in
+            if !state.started {
+                guard session.canStartProducing else { return .whenWoken }
+                state.started = true
+                if let source = state.source.take() { state.switcher = session.prepareProducer(source) }
+            }
+            guard var current = state.switcher.take() else { return .finished }
+            let next = runTurn(&current)
+            // A finished push lets go of its inputs (decoders, encoders) at once.
+            if next != .finished { state.switcher = current }
+            return next
         }
-        guard var current = switcher else { return .finished }
-        let next = runTurn(&current)
-        // A finished push lets go of its inputs (decoders, encoders) at once.
-        switcher = next == .finished ? nil : current
-        return next
     }
 
     func passOnWork() {
