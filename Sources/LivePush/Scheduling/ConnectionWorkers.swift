@@ -173,11 +173,11 @@ extension ConnectionWorkers {
         }
 
         /// The job to run, or how the thread waits: until the first entry falls due if no other
-        /// thread does, until woken if one does, and until it has been idle for ``idleExit``
-        /// when nothing waits (then it exits).
+        /// thread wakes by then; otherwise it is not needed, and exits once it has been idle for
+        /// ``idleExit`` (unless woken before).
         mutating func next(for parker: ThreadParker, idleSince: Int64, now: Int64) -> Step {
             if let first = firstLiveEntry() {
-                guard first.due <= now else { return .sleep(until: parked.park(parker, firstDue: first.due)) }
+                guard first.due <= now else { return wait(parker, firstDue: first.due, idleSince: idleSince, now: now) }
                 _ = heap.removeMin()
                 idle -= 1
                 // Someone must take the next entry, or at least sleep until it is due.
@@ -188,6 +188,13 @@ extension ConnectionWorkers {
                 }
                 return .run(jobs.removeValue(forKey: first.id)!.body, wake)
             }
+            return wait(parker, firstDue: nil, idleSince: idleSince, now: now)
+        }
+
+        private mutating func wait(_ parker: ThreadParker, firstDue: Int64?, idleSince: Int64, now: Int64) -> Step {
+            if let firstDue, !parked.wakes(by: firstDue) { return .sleep(until: parked.park(parker, firstDue: firstDue)) }
+            // Another thread sleeps for the waits: this one exits once idle long enough, so that
+            // 200 channels waiting to reconnect keep one thread, not every one their attempts used.
             if now - idleSince >= ConnectionWorkers.idleExit {
                 idle -= 1
                 threads -= 1

@@ -46,8 +46,13 @@ struct ParkedThreads<Parker: AnyObject> {
     /// deadline sleeper to sleep until then instead, unless it wakes by then anyway.
     mutating func takeForFirstJob(due: Int64, now: Int64) -> Parker? {
         if due <= now { return others.popLast() ?? takeDeadlineSleeper() }
-        if let sleeper = deadlineSleeper, sleeper.deadline <= due { return nil }
+        if wakes(by: due) { return nil }
         return takeDeadlineSleeper() ?? others.popLast()
+    }
+
+    /// Whether a parked thread wakes by `due` anyway (the deadline sleeper).
+    func wakes(by due: Int64) -> Bool {
+        deadlineSleeper.map { $0.deadline <= due } ?? false
     }
 
     /// An idle thread other than the deadline sleeper (to help with work due about now).
