@@ -88,6 +88,25 @@ final class PacingQueueTests: XCTestCase {
         XCTAssertEqual(queue.park(Thread(), window: CoalescingWindow(length: 5_000), now: 200), .lookAgain, "c is due")
     }
 
+    func testABacklogWakesTheThreadSleepingUntilALaterDeadline() {
+        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        let (late, requeued, added) = (Job(), Job(), Job())
+        let sleeper = Thread()
+        var window = window
+        _ = queue.add(late, now: 0)
+        _ = queue.add(requeued, now: 0)
+        XCTAssertTrue(queue.takeDueJob(&window, now: 0).job === late)
+        XCTAssertNil(queue.endTurn(of: late, .at(50_000), now: 0))
+        XCTAssertTrue(queue.takeDueJob(&window, now: 0).job === requeued)
+        XCTAssertEqual(queue.park(sleeper, window: CoalescingWindow(length: 5_000), now: 1_000), .sleep(until: 50_000))
+        // The running thread queues its job for before that deadline, and falls behind.
+        XCTAssertNil(queue.endTurn(of: requeued, .at(30_000), now: 1_000))
+        XCTAssertNil(queue.add(added, now: 35_000), "not the first entry")
+        let (job, helper) = queue.takeDueJob(&window, now: 35_000)
+        XCTAssertTrue(job === requeued)
+        XCTAssertTrue(helper === sleeper, "the added job is overdue: the sleeper helps rather than wait for 50 ms")
+    }
+
     func testAJobWokenWhileItRunsRunsAgainRightAfter() {
         var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
         let job = Job()

@@ -54,7 +54,8 @@ struct PacingQueue<Parker: AnyObject> {
 
     /// The first job due now or within the open window, marked running (nil when none is),
     /// and an idle thread to wake to help with more work due before this turn is likely over
-    /// (otherwise the calling thread will be back first).
+    /// (otherwise the calling thread will be back first): with a backlog, every thread works
+    /// on it, the one sleeping until a later deadline too.
     mutating func takeDueJob(_ window: inout CoalescingWindow, now: Int64) -> (job: (any ScheduledJob)?, helper: Parker?) {
         guard let first = firstValidEntry(), window.admits(due: first.due, now: now) else { return (nil, nil) }
         _ = heap.removeMin()
@@ -62,7 +63,7 @@ struct PacingQueue<Parker: AnyObject> {
         jobs[id]?.isRunning = true
         jobs[id]?.wokenWhileRunning = false
         guard let next = firstValidEntry(), next.due <= now + coalescingWindow else { return (first.job, nil) }
-        return (first.job, parked.takeIdle())
+        return (first.job, parked.takeHelper(forJobDue: next.due, now: now))
     }
 
     /// What a thread with no job to run does.

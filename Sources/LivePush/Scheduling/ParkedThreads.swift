@@ -55,9 +55,13 @@ struct ParkedThreads<Parker: AnyObject> {
         deadlineSleeper.map { $0.deadline <= due } ?? false
     }
 
-    /// An idle thread other than the deadline sleeper (to help with work due about now).
-    mutating func takeIdle() -> Parker? {
-        others.popLast()
+    /// A thread to help with a job due at `due`, about now: an idle one, or the deadline
+    /// sleeper once the job is overdue and the sleeper would not wake for it by itself (with
+    /// two threads, one running behind and one asleep until the next batch, the backlog would
+    /// otherwise have one thread).
+    mutating func takeHelper(forJobDue due: Int64, now: Int64) -> Parker? {
+        if let idle = others.popLast() { return idle }
+        return due <= now && !wakes(by: due) ? takeDeadlineSleeper() : nil
     }
 
     private mutating func takeDeadlineSleeper() -> Parker? {
