@@ -126,4 +126,24 @@ final class BreakLogicTests: XCTestCase {
         XCTAssertEqual(schedule.apply(.cancels(id: 3)), .cancelled(PlacementOpportunity(id: 3, kind: .adBreak, start: 7_000_000, duration: nil)))
         XCTAssertEqual(schedule.active?.end, 7_000_000, "a break on air that is called off ends at once")
     }
+
+    /// A blackout ended by a command while its first fill still opens ends where it goes on air;
+    /// one ended after it went on air ends where the command found the output.
+    func testAnEndBeforeTheFillIsOnAirEndsTheBlackoutWhereItStarts() {
+        var schedule = BreakSchedule()
+        _ = schedule.apply(opens(1, at: 250_000, for: 30_000_000, kind: .blackout))
+        XCTAssertNotNil(schedule.start(dueBy: 250_000))
+        schedule.closeActive(at: 240_000, onAir: false)
+        schedule.activeStarted(at: 290_000)
+        XCTAssertEqual(schedule.active?.start, 290_000)
+        XCTAssertEqual(schedule.active?.end, 290_000, "the end command is not undone by the start")
+        _ = schedule.finishActive()
+
+        _ = schedule.apply(opens(2, at: 1_000_000, for: 30_000_000, kind: .blackout))
+        XCTAssertNotNil(schedule.start(dueBy: 1_000_000))
+        schedule.activeStarted(at: 1_020_000)
+        XCTAssertEqual(schedule.active?.end, 31_020_000)
+        schedule.closeActive(at: 1_500_000)
+        XCTAssertEqual(schedule.active?.end, 1_500_000)
+    }
 }

@@ -42,6 +42,8 @@ final class BreakDirector {
     private var windows: [(start: Int64, duration: Int64)] = []
     /// Ids of the opportunities commands and windows open (cues carry their own).
     private var nextOwnID: UInt32 = 0x4C50_0001
+    /// The start of the break that fell due, told once it is on air (``activeStarted(at:)``).
+    private var startToTell: BreakEvent?
 
     init(options: BreakOptions, resolvers: ResolverRegistry,
          upFrontCues: (@Sendable (_ keepGoing: @Sendable () -> Bool) -> [SourceCue])?,
@@ -109,8 +111,9 @@ final class BreakDirector {
             let fills = fills(for: window.opportunity)
             if fills != [.main] {
                 let plan = BreakPlan(window: window, fills: fills)
-                emit(window.opportunity.kind == .blackout ? .blackoutStarted(window.opportunity)
-                     : .breakStarted(window.opportunity, fill: fills.map(\.name).joined(separator: ", ")))
+                // Told when it goes on air (its first fill may still be opening).
+                startToTell = window.opportunity.kind == .blackout ? .blackoutStarted(window.opportunity)
+                    : .breakStarted(window.opportunity, fill: fills.map(\.name).joined(separator: ", "))
                 return plan
             }
             _ = schedule.finishActive()
@@ -128,6 +131,14 @@ final class BreakDirector {
     /// The break on air started at output time `time` (see ``BreakSchedule/activeStarted(at:)``).
     func activeStarted(at time: Int64) {
         schedule.activeStarted(at: time)
+        tellStart()
+    }
+
+    /// The due break's start, told once it is on air (or passed over).
+    private func tellStart() {
+        guard let event = startToTell else { return }
+        startToTell = nil
+        emit(event)
     }
 
     /// Where the next break would start, output time (nil: none is known).
@@ -143,11 +154,12 @@ final class BreakDirector {
 
     /// The break on air ends at `time` at the latest (its fill ran out and the main content
     /// comes back; an end command).
-    func closeActive(at time: Int64) {
-        schedule.closeActive(at: time)
+    func closeActive(at time: Int64, onAir: Bool = true) {
+        schedule.closeActive(at: time, onAir: onAir)
     }
 
     func finishActive() {
+        tellStart()
         guard let window = schedule.finishActive() else { return }
         emit(window.opportunity.kind == .blackout ? .blackoutEnded(window.opportunity) : .breakEnded(window.opportunity))
     }

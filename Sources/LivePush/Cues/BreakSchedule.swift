@@ -9,6 +9,8 @@ struct BreakSchedule: Sendable {
         var opportunity: PlacementOpportunity
         var start: Int64
         var end: Int64?
+        /// Ended by a command before it went on air (its first fill was still opening).
+        var closedBeforeStart = false
     }
 
     enum Change: Equatable {
@@ -76,15 +78,24 @@ struct BreakSchedule: Sendable {
     /// The break on air actually started at `time` (where the output stood): a length that was
     /// not fixed by a cue (a command's, a window's) counts from there.
     mutating func activeStarted(at time: Int64) {
-        guard let window = active, window.opportunity.cue == nil, let duration = window.opportunity.duration else { return }
+        guard let window = active else { return }
+        if window.closedBeforeStart {
+            // An end command came first: it ends where it starts.
+            active?.start = time
+            active?.end = time
+            return
+        }
+        guard window.opportunity.cue == nil, let duration = window.opportunity.duration else { return }
         active?.start = time
         active?.end = time + duration
     }
 
-    /// The window on air ends at `time` at the latest (its fill ran out; an end command).
-    mutating func closeActive(at time: Int64) {
+    /// The window on air ends at `time` at the latest (its fill ran out; an end command, which
+    /// may come while the first fill still opens: `onAir` false).
+    mutating func closeActive(at time: Int64, onAir: Bool = true) {
         guard let window = active else { return }
         active?.end = min(window.end ?? .max, max(window.start, time))
+        if !onAir { active?.closedBeforeStart = true }
     }
 
     /// The window on air is over.

@@ -21,7 +21,7 @@ extension Switcher {
     /// The break on air ends where the main input now stands (a command).
     mutating func endBreakNow() {
         guard let breaks = setup.breaks, background != nil || breakOpening != nil else { return }
-        breaks.director.closeActive(at: clock.end)
+        breaks.director.closeActive(at: clock.end, onAir: background != nil)
     }
 
     /// A break no cue of the input announced (a command, a window) is announced by the push.
