@@ -13,7 +13,7 @@ final class PacingQueueTests: XCTestCase {
     private let window = CoalescingWindow(length: 5_000)
 
     func testARequeuedJobWakesNobodyAndItsThreadSleepsUntilItIsDue() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let job = Job()
         let thread = Thread()
         var window = window
@@ -26,7 +26,7 @@ final class PacingQueueTests: XCTestCase {
     }
 
     func testAThreadThatQueuedAnEarlierJobTakesTheDeadlineOver() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let (early, late) = (Job(), Job())
         let (first, second) = (Thread(), Thread())
         var window = window
@@ -48,7 +48,7 @@ final class PacingQueueTests: XCTestCase {
     }
 
     func testAJobWokenNowWakesAnIdleThreadBeforeTheDeadlineSleeper() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let (paced, woken) = (Job(), Job())
         let (timed, idle) = (Thread(), Thread())
         var window = window
@@ -69,7 +69,7 @@ final class PacingQueueTests: XCTestCase {
     }
 
     func testMoreWorkDueWithinTheWindowWakesAnIdleThreadNotTheDeadlineSleeper() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let (a, b, c) = (Job(), Job(), Job())
         let (timed, idle) = (Thread(), Thread())
         _ = queue.add(a, now: 0)
@@ -88,8 +88,33 @@ final class PacingQueueTests: XCTestCase {
         XCTAssertEqual(queue.park(Thread(), window: CoalescingWindow(length: 5_000), now: 200), .lookAgain, "c is due")
     }
 
+    func testAJobDueLaterInTheWindowWaitsForTheRunningThreadUntilItIsOverdue() {
+        var queue = PacingQueue<Thread>()
+        let (first, second) = (Job(), Job())
+        let (timed, idle) = (Thread(), Thread())
+        var window = window
+        _ = queue.add(first, now: 0)
+        _ = queue.add(second, now: 0)
+        XCTAssertTrue(queue.takeDueJob(&window, now: 0).job === first)
+        XCTAssertNil(queue.endTurn(of: first, .at(10_000), now: 0))
+        XCTAssertTrue(queue.takeDueJob(&window, now: 0).job === second)
+        XCTAssertNil(queue.endTurn(of: second, .at(12_000), now: 0))
+        XCTAssertEqual(queue.park(timed, window: CoalescingWindow(length: 5_000), now: 1_000), .sleep(until: 10_000))
+        XCTAssertEqual(queue.park(idle, window: CoalescingWindow(length: 5_000), now: 1_000), .sleep(until: nil))
+        window = self.window
+        var (job, helper) = queue.takeDueJob(&window, now: 10_000)
+        XCTAssertTrue(job === first)
+        XCTAssertNil(helper, "the second job is due in 2 ms: this thread runs it, early if it is back first")
+        XCTAssertNil(queue.endTurn(of: first, .at(50_000), now: 10_500))
+        // The first turn took longer: the second job is overdue when this thread looks again.
+        _ = queue.add(first, now: 12_500)
+        (job, helper) = queue.takeDueJob(&window, now: 12_500)
+        XCTAssertTrue(job === second)
+        XCTAssertTrue(helper === idle, "the woken job is overdue: the idle thread helps")
+    }
+
     func testABacklogWakesTheThreadSleepingUntilALaterDeadline() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let (late, requeued, added) = (Job(), Job(), Job())
         let sleeper = Thread()
         var window = window
@@ -108,7 +133,7 @@ final class PacingQueueTests: XCTestCase {
     }
 
     func testAJobWokenWhileItRunsRunsAgainRightAfter() {
-        var queue = PacingQueue<Thread>(coalescingWindow: 5_000)
+        var queue = PacingQueue<Thread>()
         let job = Job()
         let idle = Thread()
         var window = window

@@ -23,16 +23,10 @@ struct PacingQueue<Parker: AnyObject> {
         var wokenWhileRunning = false
     }
 
-    /// Jobs due within this long (µs) of the one that woke a thread run in the same wake-up.
-    let coalescingWindow: Int64
     private var heap = Heap<Entry>()
     private var jobs: [ObjectIdentifier: JobState] = [:]
     private var order: UInt64 = 0
     private(set) var parked = ParkedThreads<Parker>()
-
-    init(coalescingWindow: Int64) {
-        self.coalescingWindow = coalescingWindow
-    }
 
     /// A new job, due now; returns the thread to wake for it.
     mutating func add(_ job: any ScheduledJob, now: Int64) -> Parker? {
@@ -53,16 +47,18 @@ struct PacingQueue<Parker: AnyObject> {
     }
 
     /// The first job due now or within the open window, marked running (nil when none is),
-    /// and an idle thread to wake to help with more work due before this turn is likely over
-    /// (otherwise the calling thread will be back first): with a backlog, every thread works
-    /// on it, the one sleeping until a later deadline too.
+    /// and an idle thread to wake to help once the next job is overdue: with a backlog, every
+    /// thread works on it, the one sleeping until a later deadline too. A job due later in the
+    /// window waits for the calling thread, which runs the window's jobs ahead of their time
+    /// while it keeps up: a helper woken for it cost a wake-up, and its own pass-on woke the
+    /// send loops a second time, at every window of a few hundred channels.
     mutating func takeDueJob(_ window: inout CoalescingWindow, now: Int64) -> (job: (any ScheduledJob)?, helper: Parker?) {
         guard let first = firstValidEntry(), window.admits(due: first.due, now: now) else { return (nil, nil) }
         _ = heap.removeMin()
         let id = ObjectIdentifier(first.job)
         jobs[id]?.isRunning = true
         jobs[id]?.wokenWhileRunning = false
-        guard let next = firstValidEntry(), next.due <= now + coalescingWindow else { return (first.job, nil) }
+        guard let next = firstValidEntry(), next.due <= now else { return (first.job, nil) }
         return (first.job, parked.takeHelper(forJobDue: next.due, now: now))
     }
 

@@ -23,7 +23,7 @@ final class PacingScheduler: Sendable {
 
     /// The heap of waiting jobs and the idle threads. Each thread decides under this lock and
     /// wakes another (``ThreadParker``) after letting go of it.
-    private let queue = Mutex(PacingQueue<ThreadParker>(coalescingWindow: PacingScheduler.coalescingWindow))
+    private let queue = Mutex(PacingQueue<ThreadParker>())
 
     init(threads: Int) {
         for _ in 0..<threads {
