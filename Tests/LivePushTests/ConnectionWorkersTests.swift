@@ -55,5 +55,10 @@ final class ConnectionWorkersTests: XCTestCase {
         XCTAssertEqual(running.withLock { $0.done }, 12)
         XCTAssertLessThanOrEqual(running.withLock { $0.most }, 4)
         XCTAssertLessThanOrEqual(workers.figures.threads, 4)
+
+        // Once idle for 2 s, the threads the jobs used exit; one stays asleep for the 200 waits.
+        wait { workers.figures.threads == 1 }
+        XCTAssertEqual(workers.figures.threads, 1)
+        XCTAssertEqual(workers.figures.waiting, 200)
     }
 }

@@ -1,33 +1,44 @@
+import Synchronization
+
 /// A real-time producer on the ``PacingScheduler``: runs ``PushEngine/step(_:)`` until the
 /// session has to wait, and tells the scheduler until when.
-final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
+final class ScheduledProducer: ScheduledJob, Sendable {
     /// Longest turn before the thread goes to the other jobs: an encoding input takes a few
     /// milliseconds per frame, and a turn that catches up on many frames must not starve the rest.
     static let turnBudget: Int64 = 10_000
 
+    private struct State {
+        /// What the producer starts with, until it starts.
+        var parts: ProducerParts?
+        var producer: ProducerState?
+        var started = false
+    }
+
     private let session: PushEngine
-    // Used by one scheduler thread at a time (a job is never run twice at once).
-    private var parts: ProducerParts?
-    private var producer: ProducerState?
-    private var started = false
+    /// The producer's parts and state, which go from one pacing thread to another between
+    /// turns. The scheduler runs a job on one thread at a time, so this lock is never contended
+    /// (one uncontended lock per turn, not per packet): it makes the compiler check that they
+    /// move between threads through here and nowhere else.
+    private let state: Mutex<State>
 
     init(session: PushEngine, parts: sending ProducerParts) {
         self.session = session
-        self.parts = parts
+        state = Mutex(State(parts: parts))
     }
 
     func run() -> ScheduledRun {
-        if !started {
-            guard session.canStartProducing else { return .whenWoken }
-            started = true
-            if let parts { producer = session.prepareProducer(parts) }
-            parts = nil
+        state.withLock { state in
+            if !state.started {
+                guard session.canStartProducing else { return .whenWoken }
+                state.started = true
+                if let parts = state.parts.take() { state.producer = session.prepareProducer(parts) }
+            }
+            guard var current = state.producer.take() else { return .finished }
+            let next = runTurn(&current)
+            // A finished push lets go of its inputs (decoders, encoders) at once.
+            if next != .finished { state.producer = current }
+            return next
         }
-        guard var current = producer else { return .finished }
-        let next = runTurn(&current)
-        // A finished push lets go of its inputs (decoders, encoders) at once.
-        producer = next == .finished ? nil : current
-        return next
     }
 
     func passOnWork() {
@@ -35,18 +46,19 @@ final class ScheduledProducer: ScheduledJob, @unchecked Sendable {
     }
 
     private func runTurn(_ producer: inout ProducerState) -> ScheduledRun {
-        let turnStart = monotonicMicroseconds()
+        let clock = session.config.monotonicClock
+        let turnStart = clock.now().microseconds
         while true {
             switch session.step(&producer) {
             case .again:
-                let now = monotonicMicroseconds()
+                let now = clock.now().microseconds
                 if now - turnStart > Self.turnBudget { return .at(now) }
             case .wait(let until):
                 guard let until else { return .whenWoken }
                 return .at(until.microseconds)
             case .waitForRoom:
                 // Only `--fast` pushes wait for room, and they have threads of their own.
-                return .at(monotonicMicroseconds() + 10_000)
+                return .at(clock.now().microseconds + 10_000)
             case .finished:
                 return .finished
             }
