@@ -136,7 +136,8 @@ final class SendLoop: Sendable {
         }
         if !ready {
             if let deadline {
-                let left = deadline - clock.now().microseconds
+                // At most a minute: a due time read off a push's own clock may lie far ahead.
+                let left = min(deadline - clock.now().microseconds, 60_000_000)
                 if left > 0 { bell.wait(limit: .microseconds(left)) { inbox.withLock { $0.hasWork } } }
             } else {
                 bell.wait { inbox.withLock { $0.hasWork } }
