@@ -159,6 +159,26 @@ final class FaultMatrixTests: XCTestCase {
         XCTAssertLessThan(summaries.first?.videoFrames ?? 0, 5, "the server hung up right after the publish started")
     }
 
+    /// A paused output sends nothing and nobody wakes its send loop for it: only its own due
+    /// reads of the server (``PublishingPace/idleServiceInterval``; the loop no longer sweeps
+    /// every connection) hear the server hang up, while the push is still paused.
+    func testAPausedOutputHearsItsServerHangUp() async throws {
+        let loopback = try startLoopback(["reset-after=3s@conn=1"])
+        let pusher = LivePusher(config: config(loops: .forever))
+        let (started, lost, ended) = (pusher.events(), pusher.events(), pusher.events())
+        let start = ContinuousClock.now
+        try pusher.start(file: TestMedia.path(.h264AAC), url: url(loopback, "paused"))
+        defer { try? pusher.stop() }  // when a wait below fails; stopping twice is nothing
+        _ = try await PushHelpers.awaitEvent(started) { $0.name == "firstFramePushed" }
+        try pusher.pause()
+        XCTAssertEqual(pusher.state, .paused)
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(2.5), "paused after the reset: this proves nothing")
+        _ = try await PushHelpers.awaitEvent(lost, timeout: .seconds(10)) { $0.name == "connectionLost" }
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - start, .seconds(2.9), "the loss came before the reset")
+        try pusher.stop()
+        _ = try await PushHelpers.awaitEvent(ended) { $0.name == "stopped" }
+    }
+
     func testFastPushLosesNoFrameAcrossAReset() async throws {
         let (run, summaries) = try await assertRecovers(["reset-after-bytes=1m@conn=1"], fast: true)
         XCTAssertEqual(summaries.count, 2)

@@ -12,17 +12,27 @@ protocol PublishingTurns: AnyObject {
 enum PublishingPace {
     /// Bytes one turn may write before the loop goes on to the other outputs.
     static let turnBytes: Int64 = 256 * 1024
-    /// How often the server's messages are read (acknowledgements, pings, errors, a close).
+    /// How often the server's messages are read (acknowledgements, pings, errors, a close), at
+    /// the turns of a connection that sends.
     static let serviceInterval: Int64 = 100_000
+    /// How late a connection with nothing to send (paused, or between real-time batches) reads
+    /// its server, at the latest: its own due turn. Longer than a batch (``PacingGate/batch``),
+    /// so that a connection that sends is read at its turns and this never falls due for it;
+    /// each due turn is a wake-up of the loop.
+    static let idleServiceInterval: Int64 = 250_000
+    /// How soon a write the socket had no room for is tried again.
+    static let blockedRetry: Int64 = 5_000
 }
 
-/// What a turn ends in.
+/// What a turn ends in, and when the connection needs its next turn without new work: the
+/// loop keeps that due time (``DueTimes``), and an output that gets work wakes it sooner.
 enum PublishingTurn: Sendable {
-    /// The queue is empty (or the output paused): run again when the output wakes the loop.
-    case idle
-    /// The socket has no room for the next message: run again shortly.
-    case blocked
-    /// This turn sent its share; others' turns come first.
+    /// The queue is empty (or the output paused): run again when the output wakes the loop,
+    /// or at `readBy` (monotonic µs) to read what the server sent.
+    case idle(readBy: Int64)
+    /// The socket has no room for the next message: run again at `retryAt`.
+    case blocked(retryAt: Int64)
+    /// This turn sent its share; others' turns come first, then this one's again.
     case yielded
     case ended(PushOutput.PumpOutcome)
 }
@@ -92,7 +102,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
                 case .none:
                     sent = nil
                     try serviceIncoming(now: now)
-                    return .idle
+                    return .idle(readBy: lastServiced.time + PublishingPace.idleServiceInterval)
                 case .packet(let packet):
                     sent = nil
                     outbox.append(build(packet))
@@ -125,7 +135,9 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
         let queued = connection.transportBacklog
         let stall = blockedSince.flatMap { queued < $0.queued ? nil : $0 } ?? (time: now, queued: queued)
         blockedSince = stall
-        guard now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 else { return .blocked }
+        guard now - stall.time >= output.config.sendDataTimeout.nanoseconds / 1000 else {
+            return .blocked(retryAt: now + PublishingPace.blockedRetry)
+        }
         output.recordSent(sent)
         sent = nil
         return .ended(.lost(LivePushError(.sendDataTimeout,

@@ -5,12 +5,17 @@ import Synchronization
 /// holds up another one on the same loop. A few loops serve every output in the process,
 /// rather than a thread per output that would mostly wait for its next packets.
 ///
-/// An output wakes its loop when its queue has work (the producer batches this: once before
-/// it sleeps), when it is stopped, paused or resumed. Besides, the loop comes back to a
-/// blocked socket every 5 ms and to every connection every 250 ms (``sweepInterval``), to read
-/// what its server sent; a connection that sends reads it at its turns, every 100 ms at most
-/// (``PublishingPace/serviceInterval``). Connecting is not done here: it blocks (see
-/// `PushOutput+Connecting.swift`).
+/// A connection gets a turn when its output wakes the loop: its queue has work (the producer
+/// batches this: once before it sleeps), it is stopped, paused or resumed. Besides, each turn
+/// says when the connection next needs one without new work (``PublishingTurn``): a blocked
+/// write's retry 5 ms on, or the next read of its server (acknowledgements, pings, errors, a
+/// close). A connection that sends is read at its turns, every 100 ms at most
+/// (``PublishingPace/serviceInterval``); one with nothing to send is due a read 250 ms after
+/// its last (``PublishingPace/idleServiceInterval``). The loop keeps these due times in a heap
+/// (``DueTimes``) and sleeps until the earliest or until woken, then runs every turn due within
+/// the next 5 ms too: there is no sweep of every connection, a connection that sends is never
+/// due (its turns read it first), and a loop with no connections sleeps until one arrives.
+/// Connecting is not done here: it blocks (see `PushOutput+Connecting.swift`).
 final class SendLoop: Sendable {
     /// One loop per core, two at least, shared by every push in the process.
     static let pool: [SendLoop] = (0..<WorkerThread.onePerCore).map { SendLoop(index: $0) }
@@ -21,11 +26,11 @@ final class SendLoop: Sendable {
         pool[nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue % pool.count]
     }
 
-    private static let blockedRetry: Int64 = 5_000
-    /// How often every connection gets a turn, work or not: one that sends is read at its
-    /// turns anyway, so this only bounds how late an idle (paused) one notices its server. A
-    /// sweep is a wake-up of the loop: at 100 ms they were a third of a real-time push's.
-    static let sweepInterval: Int64 = 250_000
+    /// Turns due within this long (µs) of the one that woke the loop run in the same wake-up:
+    /// idle connections' reads fall due at scattered instants, and a wake-up each would cost
+    /// more than the reads (``PacingScheduler/coalescingWindow``). A read or a retry a few
+    /// milliseconds early does no harm.
+    static let coalescingWindow: Int64 = PacingScheduler.coalescingWindow
 
     /// What other threads hand the loop: connections to serve, and outputs with work.
     private struct Inbox: ~Copyable {
@@ -35,13 +40,12 @@ final class SendLoop: Sendable {
 
         var hasWork: Bool { !arriving.isEmpty || !woken.isEmpty }
 
-        mutating func take() -> ([PublishingSlot], Set<ObjectIdentifier>) {
+        /// Hands what arrived over to the loop, swapping buffers with it so that neither side
+        /// allocates per wake-up (`arrived` and `woken` come in empty).
+        mutating func take(into arrived: inout [PublishingSlot], _ woken: inout Set<ObjectIdentifier>) {
             sleeping = false
-            defer {
-                arriving.removeAll()
-                woken.removeAll()
-            }
-            return (arriving, woken)
+            swap(&arriving, &arrived)
+            swap(&self.woken, &woken)
         }
     }
 
@@ -81,55 +85,64 @@ final class SendLoop: Sendable {
     }
 
     private func run() {
-        // The loop thread's own: the connections it serves, and those whose socket was full.
+        // The loop thread's own: the connections it serves and when each is due, and the
+        // buffers each wake-up reuses.
         var attached: [ObjectIdentifier: PublishingSlot] = [:]
-        var blocked: Set<ObjectIdentifier> = []
-        var nextSweep = clock.now().microseconds + Self.sweepInterval
+        var dueTimes = DueTimes<ObjectIdentifier>()
+        var arrived: [PublishingSlot] = []
+        var woken: Set<ObjectIdentifier> = []
+        var turns: [ObjectIdentifier] = []
         while true {
-            let (arrived, due) = waitForWork(until: blocked.isEmpty ? nextSweep : min(nextSweep, clock.now().microseconds + Self.blockedRetry))
+            arrived.removeAll(keepingCapacity: true)
+            woken.removeAll(keepingCapacity: true)
+            waitForWork(until: dueTimes.earliest, arrived: &arrived, woken: &woken)
             for slot in arrived { attached[ObjectIdentifier(slot.output)] = slot }
             let now = clock.now().microseconds
-            var turns = due.union(blocked)
-            if now >= nextSweep {
-                turns.formUnion(attached.keys)
-                nextSweep = now + Self.sweepInterval
+            turns.removeAll(keepingCapacity: true)
+            for id in woken {
+                dueTimes.remove(id)
+                turns.append(id)
             }
-            var yielded: Set<ObjectIdentifier> = []
+            dueTimes.takeDue(through: now + Self.coalescingWindow, into: &turns)
             for id in turns {
                 guard let slot = attached[id] else { continue }
                 switch slot.runTurn(now: now) {
-                case .idle:
-                    blocked.remove(id)
-                case .blocked:
-                    blocked.insert(id)
+                case .idle(let readBy):
+                    dueTimes.schedule(id, at: readBy)
+                case .blocked(let retryAt):
+                    dueTimes.schedule(id, at: retryAt)
                 case .yielded:
-                    blocked.remove(id)
-                    yielded.insert(id)
+                    // Due now: its next turn comes after this round's, before the loop sleeps.
+                    dueTimes.schedule(id, at: now)
                 case .ended(let outcome):
                     attached[id] = nil
-                    blocked.remove(id)
                     slot.output.pumpEnded(outcome, slot)
                 case nil:
                     // Never: only this loop ends a pump, and it lets go of the slot then.
                     attached[id] = nil
-                    blocked.remove(id)
                 }
             }
-            if !yielded.isEmpty { inbox.withLock { $0.woken.formUnion(yielded) } }
         }
     }
 
-    /// Waits until an output wakes the loop or `deadline` (monotonic µs) passes; takes what arrived.
-    private func waitForWork(until deadline: Int64) -> ([PublishingSlot], Set<ObjectIdentifier>) {
-        let ready = inbox.withLock { inbox -> ([PublishingSlot], Set<ObjectIdentifier>)? in
-            if inbox.hasWork { return inbox.take() }
+    /// Waits until an output wakes the loop or `deadline` (monotonic µs; nil: none) passes;
+    /// takes what arrived.
+    private func waitForWork(until deadline: Int64?, arrived: inout [PublishingSlot], woken: inout Set<ObjectIdentifier>) {
+        let ready = inbox.withLock { inbox -> Bool in
+            if inbox.hasWork { return true }
             // From here on, what wakes the loop rings the bell.
             inbox.sleeping = true
-            return nil
+            return false
         }
-        if let ready { return ready }
-        let left = deadline - clock.now().microseconds
-        if left > 0 { bell.wait(limit: .microseconds(left)) { inbox.withLock { $0.hasWork } } }
-        return inbox.withLock { $0.take() }
+        if !ready {
+            if let deadline {
+                // At most a minute: a due time read off a push's own clock may lie far ahead.
+                let left = min(deadline - clock.now().microseconds, 60_000_000)
+                if left > 0 { bell.wait(limit: .microseconds(left)) { inbox.withLock { $0.hasWork } } }
+            } else {
+                bell.wait { inbox.withLock { $0.hasWork } }
+            }
+        }
+        inbox.withLock { $0.take(into: &arrived, &woken) }
     }
 }
