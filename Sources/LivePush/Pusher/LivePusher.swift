@@ -140,16 +140,14 @@ public final class LivePusher: Sendable {
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
     /// it from elsewhere until the push ends.
-    public func start(source: any MediaInput, url: String) throws(LivePushError) {
+    public func start(source: sending any MediaInput, url: String) throws(LivePushError) {
         try start(source: source, urls: [url])
     }
 
     /// Simulcast from any ``MediaInput`` (see ``start(file:urls:)``).
-    public func start(source: any MediaInput, urls: [String]) throws(LivePushError) {
+    public func start(source: sending any MediaInput, urls: [String]) throws(LivePushError) {
         try checkCanStart()
         let stages = makeStages()
-        // The app's own pictures see the detector and the filters, as a file's do.
-        (source as? any TakesFrameStages)?.attach(stages)
         try start(InputAndStages(input: source, stages: stages), urls: Self.parse(urls))
     }
 
@@ -178,21 +176,19 @@ public final class LivePusher: Sendable {
                sequence: (any InputSequence)? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
-        let info = source.info
+        let slate = try makeSlate(for: source.info, encodesVideo: stages.figures.encodesVideo)
+        let inputsMayChange = sequence != nil || slate != nil
+        let videoEncode = try makeVideoEncodeStage(source: source.info, slate: slate?.info,
+                                                   inputsMayChange: inputsMayChange || breaks != nil, urls: urls, stages: stages)
+        // The app's pictures can take filters from now on: the push encodes them.
+        if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
+        let info = Self.announced(source.info, encodedBy: videoEncode)
+        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange, videoEncode: videoEncode)
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
                             keepsExisting: config.recordKeepsExisting) { [weak self] error in
                 self?.report(error)
             }
-        }
-        let slate: (any MediaInput)?
-        let afterClock: StagesAfterClock
-        do {
-            slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo)
-            afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
-        } catch {
-            recorder?.finish()
-            throw error
         }
         let newSession = PushEngine(config: config, urls: urls, info: info, stageFigures: stages.figures, hasSlate: slate != nil,
                                     recorder: recorder, sequence: sequence, breakResolution: breaks?.resolution,
