@@ -35,7 +35,9 @@ extension LivePusher {
         } else {
             return nil
         }
-        // Renditions take the pictures this encode was made from (``MediaPacket/picture``).
+        // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
+        // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
+        // renditions and WHIP outputs may have some, every other push never keeps a picture.
         let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
                                     adaptive: mediaOptions.adaptiveBitrate, keepsPictures: keepsPictures)

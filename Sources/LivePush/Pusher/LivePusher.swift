@@ -119,12 +119,7 @@ public final class LivePusher: Sendable {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
-        var media = mediaOptions
-        // Renditions after the clock take the pictures an encoding input made, not a decode of
-        // its encode. What the plan decides later (GraphPlan) is not known yet: asked renditions
-        // and WHIP outputs may have some, every other push never keeps a picture.
-        media.keepsPicturesForRenditions = !config.outputVideo.isEmpty
-            || pushURLs.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
+        let media = mediaOptions
         if FFInputPolicy.liveProtocols(for: path) != nil {
             let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages,
                                          clock: config.monotonicClock) { [weak self] in
