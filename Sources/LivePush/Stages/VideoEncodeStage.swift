@@ -96,6 +96,9 @@ final class VideoEncodeStage {
         if holdsPictures { try drain(due: .min, send: send) }
     }
 
+    /// The bitrate of the encoder now open (nil: none is).
+    var openEncoderBitrate: Int? { encoder?.bitrate }
+
     /// Adaptive bitrate: from the next picture on (an encoder opened later starts at it).
     func setBitrate(_ bitsPerSecond: Int) {
         bitrate = bitsPerSecond
