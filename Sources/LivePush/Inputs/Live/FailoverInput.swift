@@ -3,8 +3,8 @@ import Synchronization
 /// A live input with failover: a network feed (`rtmp://`, `srt://`, `http(s)://`, `udp://`,
 /// `rtp://`) as the primary, and a backup file or the slate standing in when it is lost.
 ///
-/// The output is one continuous stream of pictures at one format (encoded once, after the clock) (the feed's, probed at the start, else
-/// the backup's): each frame slot of the output's own timeline shows the primary's next
+/// The output is one continuous stream of pictures at one format (the feed's, probed at the
+/// start, else the backup's), encoded once after the clock: each frame slot of the output's own timeline shows the primary's next
 /// picture, a fill while it is late, or the backup or slate once it is lost
 /// (``FailoverStateMachine``). So a feed that dies and comes back as a new publish, with new
 /// timestamps, never shows them in the output: there are no gaps and no jumps.
