@@ -4,7 +4,7 @@ import XCTest
 
 /// Generated inputs: a still image with silence, and silence alone, pushed to nginx.
 final class StillInputTests: NginxTestCase {
-    private func push(_ input: any MediaInput, stream: String) async throws -> FFProbe {
+    private func push(_ input: sending any MediaInput, stream: String) async throws -> FFProbe {
         let pusher = LivePusher(config: PushHelpers.fastConfig())
         let events = pusher.events()
         try pusher.start(source: input, url: server.url(stream: stream))

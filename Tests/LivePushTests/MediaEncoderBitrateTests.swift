@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 /// Adaptive bitrate reaches the real encoder: after the steps down, libx264's frames shrink.
-/// (The push's producer hands each decision to the input on air.)
+/// (The push's producer hands each decision to its encode after the clock, ``VideoEncodeStage``.)
 final class MediaEncoderBitrateTests: XCTestCase {
     func testSteppingDownShrinksTheEncodedFrames() throws {
         try XCTSkipUnless(MediaTestFiles.toolsAvailable, "ffmpeg/ffprobe not installed")
@@ -19,13 +19,17 @@ final class MediaEncoderBitrateTests: XCTestCase {
         options.minVideoBitrateKbps = 200
         let stages = FrameStages()
         let source = try MediaInputFactory.open(path: path, options: options, stages: stages)
+        let encode = try PictureEncode(source, stages: stages, adaptive: true)
+        let stage = try XCTUnwrap(encode.stage, "the input yields pictures")
 
         func nextVideoBytes(_ frames: Int) throws -> Int {
             var bytes = 0, seen = 0
             while seen < frames, let packet = try source.nextPacket() {
                 guard packet.kind == .video else { continue }
-                bytes += packet.data.count
-                seen += 1
+                for coded in try encode.process(packet) {
+                    bytes += coded.data.count
+                    seen += 1
+                }
             }
             XCTAssertEqual(seen, frames)
             return bytes
@@ -41,7 +45,7 @@ final class MediaEncoderBitrateTests: XCTestCase {
         }
         XCTAssertEqual(steps, [1_120_000, 784_000, 549_000, 384_000, 269_000, 200_000])
         // What the push's producer does with each decision.
-        source.setVideoBitrate(steps.last!)
+        stage.setBitrate(steps.last!)
         _ = try nextVideoBytes(25)  // the VBV buffer drains to the new rate
         let after = try nextVideoBytes(40)
         XCTAssertLessThan(Double(after), Double(before) / 4, "1600 → 200 kbit/s: \(before) → \(after) bytes per 40 frames")

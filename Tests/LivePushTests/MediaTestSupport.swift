@@ -73,6 +73,50 @@ final class MediaTestFiles {
         }
         return packets
     }
+
+    /// ``drain(_:limit:)`` and what the push does after the clock with the pictures a
+    /// transcoded input yields: its one encode (``VideoEncodeStage``). Returns the coded
+    /// packets and the tracks as the outputs announce them.
+    static func drainEncoded(_ source: any MediaInput, stages: FrameStages = FrameStages()) throws -> (info: StreamInfo, packets: [MediaPacket]) {
+        let encode = try PictureEncode(source, stages: stages)
+        var packets: [MediaPacket] = []
+        for packet in try drain(source) { packets += try encode.process(packet) }
+        packets += try encode.finish()
+        return (encode.info, packets)
+    }
+}
+
+/// The push's encode after the clock (``VideoEncodeStage``) over one input, as a test drives it.
+final class PictureEncode {
+    let info: StreamInfo
+    let stage: VideoEncodeStage?
+
+    /// `adaptive`: the push's adaptive bitrate follows this encode (``FrameStages/adaptBitrate(isPoor:now:)``).
+    init(_ source: any MediaInput, stages: FrameStages = FrameStages(), adaptive: Bool = false) throws {
+        var info = source.info
+        if let settings = info.video?.pictureSettings {
+            let stage = try VideoEncodeStage(settings: settings, stages: stages, main: true, adaptive: adaptive, keepsPictures: false)
+            info.video = stage.trackInfo
+            self.stage = stage
+        } else {
+            stage = nil
+        }
+        self.info = info
+    }
+
+    /// What delivery gets for `packet`: its encode (a picture), or the packet itself.
+    func process(_ packet: MediaPacket) throws -> [MediaPacket] {
+        guard let stage, packet.kind == .video else { return [packet] }
+        var out: [MediaPacket] = []
+        try stage.process(packet) { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        return out
+    }
+
+    func finish() throws -> [MediaPacket] {
+        var out: [MediaPacket] = []
+        try stage?.finish { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        return out
+    }
 }
 
 /// Checks the output contract shared by copy and transcode paths.

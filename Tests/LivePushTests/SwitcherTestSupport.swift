@@ -18,11 +18,17 @@ final class ScriptedSource: MediaInput {
     private(set) var keyframeRequests: [Int64] = []
     private(set) var bitrates: [Int] = []
 
+    /// `pictures`: its video track is raw pictures for the push's encode (``VideoTrackInfo/pictureSettings``,
+    /// no configuration of its own); the packets stay scripted bytes (the switcher never looks inside).
     init(_ name: UInt8, seconds: Int, gop: Int = 25, video: [UInt8]? = [1, 0x64], audio: [UInt8]? = [0x11, 0x90], startingAt origin: Int64 = 0,
-         audioLead: Int64 = 0) {
+         audioLead: Int64 = 0, pictures: Bool = false) {
         self.name = name
         info = StreamInfo(
-            video: video.map { VideoTrackInfo(width: 64, height: 64, frameRate: 25, bitrate: 0, decoderConfiguration: $0) },
+            video: video.map { configuration -> VideoTrackInfo in
+                var track = VideoTrackInfo(width: 64, height: 64, frameRate: 25, bitrate: 0, decoderConfiguration: pictures ? [] : configuration)
+                if pictures { track.pictureSettings = try? VideoEncoderSettings(width: 64, height: 64, frameRate: 25, options: MediaSourceOptions()) }
+                return track
+            },
             audio: audio.map { AudioTrackInfo(sampleRate: 48_000, channels: 2, bitrate: 0, audioSpecificConfig: $0) },
             duration: Int64(seconds) * 1_000_000)
         let end = origin + Int64(seconds) * 1_000_000
@@ -79,9 +85,10 @@ struct ScriptedEntry: Sendable {
     var audio: [UInt8]? = [0x11, 0x90]
     var failAt: Int?
     var audioLead: Int64 = 0
+    var pictures = false
 
     func make() -> ScriptedSource {
-        let source = ScriptedSource(name, seconds: seconds, gop: gop, video: video, audio: audio, audioLead: audioLead)
+        let source = ScriptedSource(name, seconds: seconds, gop: gop, video: video, audio: audio, audioLead: audioLead, pictures: pictures)
         source.failAt = failAt
         return source
     }
@@ -222,9 +229,10 @@ extension Switcher {
 
     static func scripted(_ input: any MediaInput, pacing: PushConfig.Pacing = .asFastAsPossible, looping: PushConfig.Looping = .once,
                          slate: (any MediaInput)? = nil, sequence: (any InputSequence)? = nil, breaks: BreakSetup? = nil,
-                         nextInputReady: @escaping @Sendable () -> Void = {}, clock: ManualMonotonicClock) -> Switcher {
+                         nextInputReady: @escaping @Sendable () -> Void = {}, pictureConfiguration: [UInt8]? = nil,
+                         clock: ManualMonotonicClock) -> Switcher {
         let setup = Setup(pacing: pacing, looping: looping, slate: slate, sequence: sequence, breaks: breaks,
-                          pacingGate: PacingGate(earlyRelease: 0), nextInputReady: nextInputReady)
+                          pictureConfiguration: pictureConfiguration, pacingGate: PacingGate(earlyRelease: 0), nextInputReady: nextInputReady)
         return Switcher(input: input, info: input.info, setup: setup, clock: clock)
     }
 }

@@ -70,6 +70,37 @@ final class SwitcherTests: XCTestCase {
         XCTAssertEqual(header.dts, before.dts)
     }
 
+    func testPicturesGoOutAsThePushsEncodeAndACopyAfterThemWithItsOwnConfiguration() throws {
+        let clock = ManualMonotonicClock()
+        // B yields pictures: the push's encode after the clock, configured [1, 0x42], makes its video.
+        let sequence = ScriptedSequence([ScriptedEntry(name: 0xB, seconds: 1, pictures: true),
+                                         ScriptedEntry(name: 0xC, seconds: 1),
+                                         ScriptedEntry(name: 0xD, seconds: 1, pictures: true)])
+        var switcher = Switcher.scripted(ScriptedSource(0xA, seconds: 1), sequence: sequence, pictureConfiguration: [1, 0x42],
+                                         clock: clock)
+        var run = SwitcherRun()
+        try switcher.run(clock, into: &run)
+        XCTAssertEqual(run.videoRuns.map(\.input), [0xA, 0xB, 0xC, 0xD])
+        XCTAssertEqual(run.headers.map(\.header.data), [[1, 0x42], [1, 0x64], [1, 0x42]],
+                       "the encode's configuration before B's and D's pictures, A's again before C's copy")
+        XCTAssertEqual(run.headers.map { $0.before.data.first }, [0xB, 0xC, 0xD])
+    }
+
+    func testAPushThatStartsOnPicturesOwesNoHeaderForMorePictures() throws {
+        let clock = ManualMonotonicClock()
+        let first = ScriptedSource(0xA, seconds: 1, pictures: true)
+        var info = first.info
+        info.video?.decoderConfiguration = [1, 0x42]  // what the outputs announced: the push's encode
+        let sequence = ScriptedSequence([ScriptedEntry(name: 0xB, seconds: 1, pictures: true)])
+        let setup = Switcher.Setup(pacing: .asFastAsPossible, sequence: sequence, pictureConfiguration: [1, 0x42],
+                                   pacingGate: PacingGate(earlyRelease: 0))
+        var switcher = Switcher(input: first, info: info, setup: setup, clock: clock)
+        var run = SwitcherRun()
+        try switcher.run(clock, into: &run)
+        XCTAssertEqual(run.videoRuns.map(\.input), [0xA, 0xB])
+        XCTAssertTrue(run.headers.isEmpty, "one encode makes every input's pictures")
+    }
+
     func testASkipEndsTheEntryAndTheNextStartsWhereTheOutputEnds() throws {
         let clock = ManualMonotonicClock()
         let sequence = ScriptedSequence([ScriptedEntry(name: 0xB, seconds: 2)])

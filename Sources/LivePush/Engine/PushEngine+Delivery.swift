@@ -27,7 +27,22 @@ extension PushEngine {
     ///
     /// The picture a packet may carry for the renditions (``MediaPacket/picture``) goes to the
     /// rendition stage only: never into an output's queue or the recording.
+    ///
+    /// Video goes through the push's encode first (``VideoEncodeStage``), when it has one: raw
+    /// pictures come out of it coded, copied packets as they are (after what it held).
     func deliver(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
+        if let encode = afterClock.videoEncode, carrying.kind == .video {
+            try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
+        } else {
+            try deliverCoded(carrying, through: afterClock)
+        }
+    }
+
+    /// Hands a coded packet on (``deliver(_:through:)``).
+    private func deliverCoded(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
+        if carrying.isRawPicture {
+            throw LivePushError(.invalidState, "an input yielded pictures, but the push has no video encode for them")
+        }
         var packet = carrying
         packet.picture = nil
         recorder?.offer(packet)
@@ -44,6 +59,7 @@ extension PushEngine {
 
     /// The end of the push's media: what the stages after the clock still hold.
     func finish(_ afterClock: StagesAfterClock) throws(LivePushError) {
+        try afterClock.videoEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         try afterClock.renditions?.finish(send: push)
         try afterClock.opus?.finish(send: push)
     }

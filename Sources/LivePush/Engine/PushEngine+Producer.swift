@@ -27,6 +27,7 @@ extension PushEngine {
         guard state.withLock({ !$0.stopRequested && $0.outputStates.anyPublishing }) else { return nil }
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: parts.slate,
                                    sequence: sequence, breaks: parts.breaks,
+                                   pictureConfiguration: parts.afterClock.videoEncode?.decoderConfiguration,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
         let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: config.monotonicClock)
         parts.breaks?.director.prepare(wallClock: WallClockReading(wall: config.wallClock.nowMicroseconds,
@@ -121,7 +122,7 @@ extension PushEngine {
             }
             switch command {
             case .networkChanged(let isPoor):
-                adaptBitrate(isPoor: isPoor, now: now, producer.switcher, stages)
+                adaptBitrate(isPoor: isPoor, now: now, producer, stages)
             case .setFilters(let filters):
                 stages.setFilters(filters)
             case .setDetector(let detector):
@@ -137,14 +138,16 @@ extension PushEngine {
             }
         }
         renditions?.tick(now: now)
-        adaptBitrate(isPoor: nil, now: now, producer.switcher, stages)
+        adaptBitrate(isPoor: nil, now: now, producer, stages)
         return true
     }
 
     /// Adaptive bitrate keeps stepping while the network stays poor (or recovered); the
-    /// encoder of the input on air (the main one under a slate) takes it at its next frame.
-    private func adaptBitrate(isPoor: Bool?, now: Int64, _ switcher: Switcher, _ stages: FrameStages) {
+    /// encoder of the input on air (the main one under a slate) and the push's encode after the
+    /// clock take it at their next frame.
+    private func adaptBitrate(isPoor: Bool?, now: Int64, _ producer: ProducerState, _ stages: FrameStages) {
         guard let bitrate = stages.adaptBitrate(isPoor: isPoor, now: now) else { return }
-        switcher.setVideoBitrate(bitrate)
+        producer.switcher.setVideoBitrate(bitrate)
+        producer.afterClock.videoEncode?.setBitrate(bitrate)
     }
 }

@@ -16,8 +16,9 @@ import Synchronization
 /// Timestamps are the frames' own (``Timestamps/fromFrames``, µs) or stamped when `send` is
 /// called (``Timestamps/onArrival``). Each track holds at most about two seconds of frames:
 /// `send` waits while its track is full (the push is behind), so memory stays bounded.
-/// Frames go to the encoders as they are: filters, the detector and the BGM mixer apply to
-/// file inputs today.
+/// The pictures go through the push's detector and filters and its one video encode, after
+/// the output clock (``VideoEncodeStage``); the sound is encoded here (the BGM mixer applies
+/// to file inputs today).
 public final class FrameInput: MediaInput, Sendable {
     /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {
@@ -122,10 +123,8 @@ public final class FrameInput: MediaInput, Sendable {
     public func rewind() throws(LivePushError) {
         throw LivePushError(.invalidState, "frames handed in by the app cannot be looped")
     }
-}
 
-extension FrameInput: TakesFrameStages {
-    func attach(_ stages: FrameStages) {
-        encoder.withLock { $0.stages = stages }
+    public func requestKeyframe(atOrAfter time: Int64) {
+        encoder.withLock { $0.requestKeyframe(atOrAfter: time) }
     }
 }

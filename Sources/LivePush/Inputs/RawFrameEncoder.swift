@@ -1,38 +1,41 @@
 import DequeModule
 
-/// Encodes raw frames for the inputs that produce them (``FrameInput``, ``StillInput``): H.264
-/// and AAC encoders, scaling to the configured size, and the packets handed out in timestamp
-/// order across the two tracks (the video encoder holds a few frames back).
+/// Hands out the media of the inputs that make their own frames (``FrameInput``, ``StillInput``,
+/// a live feed's slots in ``FailoverSlots``): the pictures as they are, for the push's one video
+/// encode after the clock (``VideoEncodeStage``, which also runs the filters and scales them),
+/// and the sound encoded to AAC here; in timestamp order across the two tracks (the AAC encoder
+/// holds samples until a frame is full).
 final class RawFrameEncoder {
     enum Next { case video(VideoFrame), audio(AudioFrame), end }
 
     let info: StreamInfo
-    let videoEncoder: VideoFrameEncoder?
+    /// What the push's encode would use for these pictures (nil without video).
+    let videoSettings: VideoEncoderSettings?
     let audioEncoder: AudioAACEncoder?
     private var pendingVideo: Deque<MediaPacket> = []
     private var pendingAudio: Deque<MediaPacket> = []
     private var flushed = false
-    /// The next video frame is encoded as a keyframe.
-    var forceKeyframe = false
-    /// The push's detector and filters, when the pictures are the app's (``TakesFrameStages``);
-    /// nil for a still, which shows what it was given.
-    var stages: FrameStages?
-    private let frameRate: Double
+    /// The next picture starts a GOP: the first, the first after a switch back (``MediaPacket/rawPicture(_:duration:keyframe:shownAsIs:)``).
+    var forceKeyframe = true
+    /// A keyframe is asked for at the first picture at or after this time (µs).
+    private var keyframeAt: Int64?
+    /// The pictures skip the push's detector and filters (a still shows what it was given).
+    private let picturesShownAsIs: Bool
 
     init(video: FrameInput.VideoFormat?, audio: FrameInput.AudioFormat?, options: MediaSourceOptions,
-         mixer: AudioMixer? = nil) throws(LivePushError) {
+         mixer: AudioMixer? = nil, picturesShownAsIs: Bool = false) throws(LivePushError) {
         guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a frame input needs video or audio") }
-        frameRate = video?.frameRate ?? 0
+        self.picturesShownAsIs = picturesShownAsIs
         var videoTrack: VideoTrackInfo?
         if let video {
             let settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate,
                                                     options: options)
-            let encoder = try VideoFrameEncoder(settings: settings, keepsPictures: options.keepsPicturesForRenditions)
-            videoEncoder = encoder
-            videoTrack = encoder.trackInfo
-            videoTrack?.bitrate = settings.targetBitrate
+            videoSettings = settings
+            videoTrack = VideoTrackInfo(codec: settings.codec, width: settings.width, height: settings.height,
+                                        frameRate: settings.frameRate, bitrate: settings.targetBitrate, decoderConfiguration: [])
+            videoTrack?.pictureSettings = settings
         } else {
-            videoEncoder = nil
+            videoSettings = nil
         }
         var audioTrack: AudioTrackInfo?
         if let audio {
@@ -51,28 +54,25 @@ final class RawFrameEncoder {
         info = StreamInfo(video: videoTrack, audio: audioTrack, duration: 0)
     }
 
-    /// The next packet in timestamp order, encoding what `take` hands over (in timestamp order)
+    /// The next packet in timestamp order, taking what `take` hands over (in timestamp order)
     /// until there is one; nil once `take` said `.end` and everything was flushed.
     func nextPacket(taking take: () throws(LivePushError) -> Next) throws(LivePushError) -> MediaPacket? {
         while true {
-            let videoDone = videoEncoder == nil || flushed
+            let videoDone = videoSettings == nil || flushed
             let audioDone = audioEncoder == nil || flushed
             if let v = pendingVideo.first, let a = pendingAudio.first {
                 return v.dts <= a.dts ? pendingVideo.popFirst() : pendingAudio.popFirst()
             }
-            // One track has nothing encoded yet: it may still produce earlier packets (the
-            // video encoder holds a few frames), unless it is done.
+            // One track has nothing yet: it may still produce earlier packets (the AAC encoder
+            // holds samples), unless it is done.
             if !pendingVideo.isEmpty && audioDone { return pendingVideo.popFirst() }
             if !pendingAudio.isEmpty && videoDone { return pendingAudio.popFirst() }
             if flushed { return nil }
             switch try take() {
-            case .video(let frame): try encode(frame)
+            case .video(let frame): yield(frame)
             case .audio(let frame): try encode(frame)
             case .end:
                 var out: [MediaPacket] = []
-                try videoEncoder?.finish(into: &out)
-                pendingVideo.append(contentsOf: out)
-                out.removeAll()
                 try audioEncoder?.finish(into: &out)
                 pendingAudio.append(contentsOf: out)
                 flushed = true
@@ -80,14 +80,21 @@ final class RawFrameEncoder {
         }
     }
 
-    private func encode(_ frame: VideoFrame) throws(LivePushError) {
-        guard let videoEncoder else { return }
-        var frame = frame
-        stages?.process(&frame, frameRate: frameRate)
-        var out: [MediaPacket] = []
-        try videoEncoder.encode(frame, keyframe: forceKeyframe, into: &out)
+    /// A keyframe at the first picture at or after `time` (µs; `.min`: the next).
+    func requestKeyframe(atOrAfter time: Int64) {
+        keyframeAt = time
+    }
+
+    private func yield(_ frame: VideoFrame) {
+        guard let videoSettings else { return }
+        var keyframe = forceKeyframe
+        if let at = keyframeAt, frame.timestamp >= at {
+            keyframe = true
+            keyframeAt = nil
+        }
         forceKeyframe = false
-        pendingVideo.append(contentsOf: out)
+        pendingVideo.append(.rawPicture(frame, duration: videoSettings.frameDuration, keyframe: keyframe,
+                                        shownAsIs: picturesShownAsIs))
     }
 
     private func encode(_ frame: AudioFrame) throws(LivePushError) {

@@ -31,7 +31,8 @@ public final class StillInput: MediaInput {
     init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
          duration: Duration?, options: MediaSourceOptions, mixer: AudioMixer?, blackWithoutImage: Bool = false) throws(LivePushError) {
         let hasVideo = path != nil || blackWithoutImage
-        encoder = try RawFrameEncoder(video: hasVideo ? video : nil, audio: audio, options: options, mixer: mixer)
+        encoder = try RawFrameEncoder(video: hasVideo ? video : nil, audio: audio, options: options, mixer: mixer,
+                                      picturesShownAsIs: true)
         if hasVideo, let track = encoder.info.video {
             if let path {
                 picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
@@ -56,10 +57,15 @@ public final class StillInput: MediaInput {
     /// The picture and the sound start at 0 (the audio encoder's priming frame comes before).
     public var start: MediaStart? { MediaStart(presentation: 0, decode: 0) }
 
-    /// What is still in the encoders is a moment of the same picture: not worth sending.
+    /// What the AAC encoder still holds is a moment of silence: not worth sending. Its pictures
+    /// start on a keyframe when it is back on air.
     public func suspend() throws(LivePushError) -> [MediaPacket] {
         encoder.forceKeyframe = true
         return []
+    }
+
+    public func requestKeyframe(atOrAfter time: Int64) {
+        encoder.requestKeyframe(atOrAfter: time)
     }
 
     public func rewind() throws(LivePushError) {
@@ -77,7 +83,7 @@ public final class StillInput: MediaInput {
         let videoTime = picture == nil ? nil : end.map { nextVideo < $0 } ?? true ? nextVideo : nil
         guard let time = [videoTime, audioTime].compactMap({ $0 }).min() else { return .end }
         if let picture, time == videoTime {
-            var frame = picture  // shares the pixels; the encoder only reads them
+            var frame = picture  // shares the pixels: shown as it is, the encode only reads them
             frame.timestamp = time
             nextVideo += frameDuration
             return .video(frame)

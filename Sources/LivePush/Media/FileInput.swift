@@ -26,6 +26,9 @@ final class FileInput: MediaInput {
     /// Bounds of the look-ahead that finds each track's first packet and parameter sets.
     private static let prefetchPacketLimit = 1000
     private static let prefetchByteLimit = 4 << 20
+    /// Decoded pictures (a transcoded file yields them raw) count apart: 4 MiB is three 720p
+    /// pictures, short of a second of interleaving; 64 MiB is about 45 (1.5 s at 30 fps).
+    private static let prefetchPictureByteLimit = 64 << 20
 
     init(demuxer: FFDemuxer, video: (any VideoPacketProcessor)?, audio: (any AudioPacketProcessor)?) throws(LivePushError) {
         self.demuxer = demuxer
@@ -89,18 +92,20 @@ final class FileInput: MediaInput {
     /// Reads ahead until every track is configured and has produced its first packet (or the
     /// file ends, or the look-ahead bound is hit), then notes where the media starts.
     private func prefetch(dropUnconfigured: Bool) throws(LivePushError) {
-        var reads = 0, queuedBytes = 0
+        var reads = 0, queuedBytes = 0, queuedPictureBytes = 0
         var sawVideo = queue.contains { $0.kind == .video }, sawAudio = queue.contains { $0.kind == .audio }
         func satisfied() -> Bool {
             let videoReady = video.map { $0.isConfigured && sawVideo } ?? true
             let audioReady = audio.map { $0.isConfigured && sawAudio } ?? true
             return videoReady && audioReady
         }
-        while !reachedEnd, !satisfied(), reads < Self.prefetchPacketLimit, queuedBytes < Self.prefetchByteLimit {
+        while !reachedEnd, !satisfied(), reads < Self.prefetchPacketLimit, queuedBytes < Self.prefetchByteLimit,
+              queuedPictureBytes < Self.prefetchPictureByteLimit {
             let before = queue.count
             try pump()
             for packet in queue[before...] {
                 queuedBytes += packet.data.count
+                if let picture = packet.picture { queuedPictureBytes += picture.width * picture.height * 3 / 2 }
                 if packet.kind == .video { sawVideo = true } else if packet.kind == .audio { sawAudio = true }
             }
             reads += 1

@@ -37,7 +37,7 @@ public enum MediaInputFactory {
                         && (options.videoCodec == .copy || options.videoCodec == .encode(.h264)) {
                 video = VideoCopyProcessor(stream: stream)
             } else {
-                video = try VideoTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, stages: stages)
+                video = try VideoDecodeProcessor(stream: stream, demuxer: demuxer, options: options, stages: stages)
             }
         }
         var audio: (any AudioPacketProcessor)?

@@ -56,6 +56,8 @@ public struct MediaPacket: Sendable {
     /// packet it follows every re-stamp for free. It never reaches an output's queue or the
     /// recording (`PushEngine.deliver` strips it): a 720p picture is 1.4 MB, a queue holds 2 s.
     var picture: VideoFrame?
+    /// A raw picture that skips the push's detector and filters (a slate shows what it was given).
+    var isShownAsIs = false
 
     /// True for a keyframe.
     public var isKeyframe: Bool { importance == .key }
@@ -77,6 +79,22 @@ public struct MediaPacket: Sendable {
         packet.isSequenceHeader = true
         return packet
     }
+
+    /// A picture for the push's video encode after the clock (``VideoEncodeStage``): a video
+    /// packet with no coded bytes. An input that makes or decodes pictures yields these, so
+    /// that one encode, after the clock, serves every input; `keyframe`: the encode starts a
+    /// GOP with it (an input's first, one asked for), and the switcher may start a segment on it.
+    /// `duration`: how long it shows (µs), where the clock puts the end of the pictures.
+    static func rawPicture(_ picture: VideoFrame, duration: Int64, keyframe: Bool, shownAsIs: Bool = false) -> MediaPacket {
+        var packet = MediaPacket(kind: .video, data: [], dts: picture.timestamp, pts: picture.timestamp, duration: duration,
+                                 importance: keyframe ? .key : .reference)
+        packet.picture = picture
+        packet.isShownAsIs = shownAsIs
+        return packet
+    }
+
+    /// A raw picture (``rawPicture(_:duration:keyframe:shownAsIs:)``), not yet encoded.
+    var isRawPicture: Bool { kind == .video && data.isEmpty && picture != nil }
 
     /// A video frame (not a sequence header).
     var isVideoFrame: Bool { kind == .video && !isSequenceHeader }

@@ -52,10 +52,6 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// Start here (µs of the file) instead of at the beginning: the demuxer seeks before it,
     /// and encoded tracks drop the frames decoded before it (playout clips' `in` points).
     var startTime: Int64?
-    /// The push may have renditions after the clock: an input that encodes hands each packet
-    /// the picture it was encoded from (``MediaPacket/picture``). Set at setup; without
-    /// renditions no picture is ever kept.
-    var keepsPicturesForRenditions = false
     /// Encoded audio at this rate (44.1 or 48 kHz) whatever the source's (a playout channel's format).
     var audioSampleRate: Int?
 

@@ -19,10 +19,11 @@ protocol PacketProcessor: AnyObject {
 protocol VideoPacketProcessor: PacketProcessor {
     /// The track as it will be sent; nil until configured.
     var trackInfo: VideoTrackInfo? { get }
-    /// Another input goes on air: appends what the encoder holds; the next frame produced is
+    /// Another input goes on air: appends what it still holds; the next picture produced is
     /// a keyframe (stream copy cannot; the push skips to its next keyframe instead).
     func suspend(into out: inout [MediaPacket]) throws(LivePushError)
-    /// The encoder's bitrate from the next frame (bit/s); stream copy ignores it.
+    /// The encoder's bitrate from the next frame (bit/s); stream copy and decoding ignore it
+    /// (the push's encode after the clock takes it).
     func setBitrate(_ bitsPerSecond: Int)
     /// The first frame encoded at or after `time` (µs) is a keyframe; stream copy ignores it.
     func requestKeyframe(atOrAfter time: Int64)

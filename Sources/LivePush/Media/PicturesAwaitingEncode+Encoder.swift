@@ -1,7 +1,7 @@
 import CFFmpeg
 
 /// What an encoder that keeps its pictures does around each call (``VideoFrameEncoder``,
-/// ``VideoTranscodeProcessor``): keep the picture going in, and hand each packet that comes out
+/// ``VideoEncodeStage``): keep the picture going in, and hand each packet that comes out
 /// the picture it was encoded from.
 extension PicturesAwaitingEncode where Picture == VideoFrame {
     /// Keeps the picture that goes into the encoder at `time`: `scaled`, the scaler's output,

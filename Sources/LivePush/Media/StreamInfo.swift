@@ -42,6 +42,10 @@ public struct VideoTrackInfo: Sendable, Equatable {
     /// The codec's configuration record: AVCDecoderConfigurationRecord (avcC), hvcC, av1C or
     /// vpcC (the FLV sequence header's body).
     public var decoderConfiguration: [UInt8]
+    /// The track is raw pictures (``MediaPacket/rawPicture(_:duration:keyframe:shownAsIs:)``), for the
+    /// push's encode after the clock (``VideoEncodeStage``): what it would be encoded with when
+    /// the push starts on it. Its `decoderConfiguration` is then empty: the push's encode has it.
+    var pictureSettings: VideoEncoderSettings?
 
     /// Creates a video track description.
     public init(codec: VideoCodec = .h264, width: Int, height: Int, frameRate: Double, bitrate: Int, decoderConfiguration: [UInt8]) {

@@ -1,8 +1,8 @@
 extension LivePusher {
     /// The stages after the clock that the outputs need (``GraphPlan``): the renditions the app
     /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
-    func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL],
-                              inputsMayChange: Bool) throws(LivePushError) -> StagesAfterClock {
+    func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL], inputsMayChange: Bool,
+                              videoEncode: VideoEncodeStage?) throws(LivePushError) -> StagesAfterClock {
         if !config.outputVideo.isEmpty && info.video == nil {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
@@ -17,6 +17,37 @@ extension LivePusher {
         let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
             plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
         }
-        return StagesAfterClock(renditions: renditions, opus: opus)
+        return StagesAfterClock(videoEncode: videoEncode, renditions: renditions, opus: opus)
+    }
+
+    /// The push's video encode after the clock, when an input may yield raw pictures: the
+    /// source itself, the slate, or (with a sequence or breaks) an entry or a fill that may be
+    /// a still. It encodes with the settings the source (else the slate) declared; otherwise
+    /// at the source's size and rate with the push's options. Nil for a push that only copies.
+    func makeVideoEncodeStage(source: StreamInfo, slate: StreamInfo?, inputsMayChange: Bool, urls: [PushURL],
+                              stages: FrameStages) throws(LivePushError) -> VideoEncodeStage? {
+        guard let video = source.video else { return nil }
+        let settings: VideoEncoderSettings
+        if let declared = video.pictureSettings ?? slate?.video?.pictureSettings {
+            settings = declared
+        } else if inputsMayChange {
+            settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate, options: mediaOptions)
+        } else {
+            return nil
+        }
+        // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
+        // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
+        // renditions and WHIP outputs may have some, every other push never keeps a picture.
+        let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
+        return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
+                                    adaptive: mediaOptions.adaptiveBitrate, keepsPictures: keepsPictures)
+    }
+
+    /// What the outputs announce: a source that yields pictures goes out as the push's encode.
+    static func announced(_ info: StreamInfo, encodedBy videoEncode: VideoEncodeStage?) -> StreamInfo {
+        guard let videoEncode, info.video?.pictureSettings != nil else { return info }
+        var announced = info
+        announced.video = videoEncode.trackInfo
+        return announced
     }
 }

@@ -121,12 +121,7 @@ public final class LivePusher: Sendable {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
-        var media = mediaOptions
-        // Renditions after the clock take the pictures an encoding input made, not a decode of
-        // its encode. What the plan decides later (GraphPlan) is not known yet: asked renditions
-        // and WHIP outputs may have some, every other push never keeps a picture.
-        media.keepsPicturesForRenditions = !config.outputVideo.isEmpty
-            || pushURLs.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
+        let media = mediaOptions
         if FFInputPolicy.liveProtocols(for: path) != nil {
             let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages,
                                          clock: config.monotonicClock) { [weak self] in
@@ -142,16 +137,14 @@ public final class LivePusher: Sendable {
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
     /// it from elsewhere until the push ends.
-    public func start(source: any MediaInput, url: String) throws(LivePushError) {
+    public func start(source: sending any MediaInput, url: String) throws(LivePushError) {
         try start(source: source, urls: [url])
     }
 
     /// Simulcast from any ``MediaInput`` (see ``start(file:urls:)``).
-    public func start(source: any MediaInput, urls: [String]) throws(LivePushError) {
+    public func start(source: sending any MediaInput, urls: [String]) throws(LivePushError) {
         try checkCanStart()
         let stages = makeStages()
-        // The app's own pictures see the detector and the filters, as a file's do.
-        (source as? any TakesFrameStages)?.attach(stages)
         try start(InputAndStages(input: source, stages: stages), urls: Self.parse(urls))
     }
 
@@ -180,21 +173,19 @@ public final class LivePusher: Sendable {
                sequence: (any InputSequence)? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
-        let info = source.info
+        let slate = try makeSlate(for: source.info, encodesVideo: stages.figures.encodesVideo)
+        let inputsMayChange = sequence != nil || slate != nil
+        let videoEncode = try makeVideoEncodeStage(source: source.info, slate: slate?.info,
+                                                   inputsMayChange: inputsMayChange || breaks != nil, urls: urls, stages: stages)
+        // The app's pictures can take filters from now on: the push encodes them.
+        if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
+        let info = Self.announced(source.info, encodedBy: videoEncode)
+        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange, videoEncode: videoEncode)
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
                             keepsExisting: config.recordKeepsExisting) { [weak self] error in
                 self?.report(error)
             }
-        }
-        let slate: (any MediaInput)?
-        let afterClock: StagesAfterClock
-        do {
-            slate = try makeSlate(for: info, encodesVideo: stages.figures.encodesVideo)
-            afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: sequence != nil || slate != nil)
-        } catch {
-            recorder?.finish()
-            throw error
         }
         let newSession = PushEngine(config: config, urls: urls, info: info, stageFigures: stages.figures, hasSlate: slate != nil,
                                     recorder: recorder, sequence: sequence, breakResolution: breaks?.resolution,

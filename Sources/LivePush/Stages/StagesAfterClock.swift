@@ -1,5 +1,8 @@
 /// The stages after the output clock, each there when some output needs it.
 struct StagesAfterClock {
+    /// The push's video encode of the pictures its inputs yield; nil: no input yields any
+    /// (every input's video is copied).
+    var videoEncode: VideoEncodeStage?
     /// The outputs' own renditions; nil: every output takes the push's video.
     var renditions: RenditionStage?
     /// The sound of the outputs that carry Opus (WHIP); nil: every output takes the push's AAC.

@@ -23,6 +23,9 @@ struct Switcher {
         var sequence: (any InputSequence)?
         /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
         var breaks: BreakSetup?
+        /// The configuration of the push's encode after the clock (``VideoEncodeStage``): what
+        /// an input that yields raw pictures goes out with. Nil: the push has none.
+        var pictureConfiguration: [UInt8]? = nil
         /// The release batch of a real-time push (``PacingGate``).
         var pacingGate = PacingGate()
         /// Called (from any thread) when the input to go on air next (the sequence's next, a
@@ -237,7 +240,9 @@ struct Switcher {
         clock.beginSegment(start: fromStart ? next.start : nil)
         awaitingKeyframe = true
         let info = next.info
-        if let video = info.video?.decoderConfiguration, video != configuration.video {
+        // Raw pictures go out as the push's encode makes them.
+        let video = info.video.flatMap { $0.pictureSettings == nil ? $0.decoderConfiguration : setup.pictureConfiguration }
+        if let video, video != configuration.video {
             owedHeaders.video = video
             configuration.video = video
         }

@@ -3,8 +3,8 @@ import Synchronization
 /// A live input with failover: a network feed (`rtmp://`, `srt://`, `http(s)://`, `udp://`,
 /// `rtp://`) as the primary, and a backup file or the slate standing in when it is lost.
 ///
-/// The output is one continuous encode at one format (the feed's, probed at the start, else
-/// the backup's): each frame slot of the output's own timeline shows the primary's next
+/// The output is one continuous stream of pictures at one format (the feed's, probed at the
+/// start, else the backup's), encoded once after the clock: each frame slot of the output's own timeline shows the primary's next
 /// picture, a fill while it is late, or the backup or slate once it is lost
 /// (``FailoverStateMachine``). So a feed that dies and comes back as a new publish, with new
 /// timestamps, never shows them in the output: there are no gaps and no jumps.
@@ -58,7 +58,7 @@ final class FailoverInput: MediaInput, Sendable {
         let progress = LiveInputProgress(clock: clock)
         self.feed = feed
         self.progress = progress
-        slots = Mutex(FailoverSlots(encoder: encoder, stages: stages, feed: feed, backup: backup, progress: progress,
+        slots = Mutex(FailoverSlots(encoder: encoder, feed: feed, backup: backup, progress: progress,
                                     options: options, report: report, frameDuration: MediaTime(seconds: 1 / format.frameRate).microseconds,
                                     black: black, slate: slate, end: duration.map { $0.nanoseconds / 1000 },
                                     feedAnswered: feedAnswered))
@@ -113,7 +113,7 @@ final class FailoverInput: MediaInput, Sendable {
         return []
     }
 
-    func setVideoBitrate(_ bitsPerSecond: Int) {
-        slots.withLock { $0.setVideoBitrate(bitsPerSecond) }
+    func requestKeyframe(atOrAfter time: Int64) {
+        slots.withLock { $0.requestKeyframe(atOrAfter: time) }
     }
 }

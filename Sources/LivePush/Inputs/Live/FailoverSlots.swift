@@ -1,12 +1,11 @@
 /// The producer's side of a ``FailoverInput``: the frame slots of the output's own timeline,
-/// what each shows (``FailoverStateMachine``), and the encode. Used by the producer thread
+/// what each shows (``FailoverStateMachine``), its pictures handed out raw for the push's encode
+/// after the clock (``VideoEncodeStage``, with the filters) and its sound encoded. Used by the producer thread
 /// only, so it is not Sendable: the input keeps it in a `Mutex` that only the producer takes.
 /// What other threads read or do (the figures, the position, a stop) is in the feed and in
 /// ``LiveInputProgress``.
 final class FailoverSlots {
     private let encoder: RawFrameEncoder
-    /// The push's raw-frame stages: the detector and the filters see every picture sent.
-    private let stages: FrameStages
     private let feed: LiveFeed
     private let backup: BackupFile?
     private let progress: LiveInputProgress
@@ -32,11 +31,10 @@ final class FailoverSlots {
     /// Monotonic µs of the output's time 0, set by the first slot.
     private var anchor: Int64?
 
-    init(encoder: RawFrameEncoder, stages: FrameStages, feed: LiveFeed, backup: BackupFile?, progress: LiveInputProgress,
+    init(encoder: RawFrameEncoder, feed: LiveFeed, backup: BackupFile?, progress: LiveInputProgress,
          options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void, frameDuration: Int64,
          black: VideoFrame, slate: VideoFrame, end: Int64?, feedAnswered: Bool) {
         self.encoder = encoder
-        self.stages = stages
         self.feed = feed
         self.backup = backup
         self.progress = progress
@@ -58,8 +56,8 @@ final class FailoverSlots {
         encoder.forceKeyframe = true
     }
 
-    func setVideoBitrate(_ bitsPerSecond: Int) {
-        encoder.videoEncoder?.setBitrate(bitsPerSecond)
+    func requestKeyframe(atOrAfter time: Int64) {
+        encoder.requestKeyframe(atOrAfter: time)
     }
 
     /// The next frame in timestamp order, once it is due.
@@ -78,9 +76,7 @@ final class FailoverSlots {
         if isVideo {
             var picture = try pictureForSlot(at: time)
             picture.timestamp = time
-            // A repeated or stock picture is shared: a filter that writes gets a copy of its own.
-            stages.process(&picture, frameRate: 1_000_000 / Double(frameDuration))
-            if stages.hasFilters { stages.figures.update { $0.filteredFrames += 1 } }
+            // A repeated or stock picture is shared: a filter (after the clock) that writes gets a copy of its own.
             nextVideo += frameDuration
             return .video(picture)
         }
