@@ -40,7 +40,8 @@ extension LivePusher {
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
         let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
-                                    adaptive: mediaOptions.adaptiveBitrate, keepsPictures: keepsPictures)
+                                    adaptive: mediaOptions.adaptiveBitrate, keepsPictures: keepsPictures,
+                                    clock: config.monotonicClock)
     }
 
     /// What the outputs announce: a source that yields pictures goes out as the push's encode.

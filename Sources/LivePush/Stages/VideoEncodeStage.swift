@@ -36,13 +36,16 @@ final class VideoEncodeStage {
     private var bitrate: Int
     private var announcedToStages = false
     private var monitor: PerformanceMonitor
+    /// The push's clock, for how long a picture took (the low-performance warning).
+    private let clock: any MonotonicClock
     private var encoded: [MediaPacket] = []
 
     /// `settings`: the push's encode (the first input's declared pictures); `main`: the push's
     /// input itself yields pictures (adaptive bitrate follows this encode from its first one).
     init(settings: VideoEncoderSettings, stages: FrameStages, main: Bool, adaptive: Bool,
-         keepsPictures: Bool) throws(LivePushError) {
+         keepsPictures: Bool, clock: any MonotonicClock = SystemMonotonicClock()) throws(LivePushError) {
         self.settings = settings
+        self.clock = clock
         self.stages = stages
         self.keepsPictures = keepsPictures
         startsAdaptiveBitrate = main && adaptive
@@ -70,7 +73,7 @@ final class VideoEncodeStage {
             try send(packet)
             return
         }
-        let started = monotonicMicroseconds()
+        let started = clock.now().microseconds
         if !announcedToStages {
             announcedToStages = true
             if startsAdaptiveBitrate { stages.videoEncoderStarted(settings, adaptive: true) }
@@ -137,7 +140,7 @@ final class VideoEncodeStage {
     /// The encode's capacity, for the low-performance warning: filters, scale and encode of
     /// each picture, measured here where they run.
     private func measure(since started: Int64, filtered: Bool) {
-        let slow = monitor.record(frames: 1, busy: monotonicMicroseconds() - started)
+        let slow = monitor.record(frames: 1, busy: clock.now().microseconds - started)
         let capacity = monitor.capacityFPS, longest = monitor.longestSlowRun
         stages.figures.update {
             $0.encoderCapacityFPS = capacity
