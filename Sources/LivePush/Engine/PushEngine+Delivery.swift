@@ -33,6 +33,10 @@ extension PushEngine {
     func deliver(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         if let encode = afterClock.videoEncode, carrying.kind == .video {
             try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
+        } else if carrying.isRawPicture {
+            // A push without video (it announced none) has no encode: a break's fill that has
+            // pictures (an ad to be transcoded, a slate) shows none of them: the outputs announced no video.
+            return
         } else {
             try deliverCoded(carrying, through: afterClock)
         }

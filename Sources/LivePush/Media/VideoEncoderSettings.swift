@@ -17,6 +17,9 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var sliceThreads: Bool
     /// H.264 Constrained Baseline (a WHIP output's encode): checked on the SPS the encoder writes.
     var constrainedBaseline = false
+    /// Network changes move the bitrate (``MediaSourceOptions/adaptiveBitrate``): a playout
+    /// channel's format keeps it fixed.
+    var adaptiveBitrate = true
 
     init(stream: DemuxedStream, options: MediaSourceOptions) throws(LivePushError) {
         guard stream.width >= 2 || options.outputSize != nil, stream.height >= 2 || options.outputSize != nil else {
@@ -43,6 +46,7 @@ struct VideoEncoderSettings: Sendable, Equatable {
         sliceThreads = options.lowestLatencyEncoding
         if case .encode(let codec) = options.videoCodec { self.codec = codec }
         initialBitrate = min(max(options.initialVideoBitrateKbps.map { $0 * 1000 } ?? targetBitrate, minBitrate), targetBitrate)
+        adaptiveBitrate = options.adaptiveBitrate
     }
 
     /// Duration of one output frame, microseconds.

@@ -38,7 +38,9 @@ final class ClipInput: MediaInput {
             options.audioMixing = true
         }
         source = try MediaInputFactory.open(path: path, options: options, stages: stages)
-        self.copy = copy
+        // A clip whose video cannot be copied yields pictures (the push's encode makes them,
+        // after the clock): they carry no keyframes to cut on, so it is cut to the frame.
+        self.copy = copy && source.info.video?.pictureSettings == nil
         position = inPoint
         done = (source.info.video == nil, source.info.audio == nil)
     }

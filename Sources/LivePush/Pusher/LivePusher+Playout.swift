@@ -20,7 +20,11 @@ extension LivePusher {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }
         let breaks = try makeBreakSetup(for: first.info, path: nil, stages: stages, blackouts: schedule.blackouts)
-        try start(InputAndStages(input: first, stages: stages, breaks: breaks), urls: pushURLs, sequence: program)
+        // Copy mode: what is not copied (slates, live entries, clips of other codecs) is encoded
+        // once, at the channel's format and with its options, whatever the first entry's size.
+        let channel = options.copy ? try VideoEncoderSettings(width: options.width, height: options.height,
+                                                              frameRate: options.frameRate, options: options.media) : nil
+        try start(InputAndStages(input: first, stages: stages, breaks: breaks), urls: pushURLs, sequence: program, channel: channel)
         return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
             guard let self else { throw LivePushError(.invalidState, "the channel has ended") }
             switch command {

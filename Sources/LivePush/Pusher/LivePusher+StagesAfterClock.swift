@@ -24,11 +24,13 @@ extension LivePusher {
     /// source itself, the slate, or (with a sequence or breaks) an entry or a fill that may be
     /// a still. It encodes with the settings the source (else the slate) declared; otherwise
     /// at the source's size and rate with the push's options. Nil for a push that only copies.
+    /// `channel`: a copy-mode playout channel's format, which its pictures (slates, live and
+    /// transcoded entries) are encoded at whatever the first entry is.
     func makeVideoEncodeStage(source: StreamInfo, slate: StreamInfo?, inputsMayChange: Bool, urls: [PushURL],
-                              stages: FrameStages) throws(LivePushError) -> VideoEncodeStage? {
+                              channel: VideoEncoderSettings? = nil, stages: FrameStages) throws(LivePushError) -> VideoEncodeStage? {
         guard let video = source.video else { return nil }
         let settings: VideoEncoderSettings
-        if let declared = video.pictureSettings ?? slate?.video?.pictureSettings {
+        if let declared = channel ?? video.pictureSettings ?? slate?.video?.pictureSettings {
             settings = declared
         } else if inputsMayChange {
             settings = try VideoEncoderSettings(width: video.width, height: video.height, frameRate: video.frameRate, options: mediaOptions)
@@ -40,7 +42,7 @@ extension LivePusher {
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
         let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
-                                    adaptive: mediaOptions.adaptiveBitrate, keepsPictures: keepsPictures,
+                                    adaptive: settings.adaptiveBitrate, keepsPictures: keepsPictures,
                                     clock: config.monotonicClock)
     }
 

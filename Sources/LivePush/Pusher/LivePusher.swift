@@ -170,13 +170,14 @@ public final class LivePusher: Sendable {
 
     /// Starts a push of the input; it and its stages move to the push's producer.
     func start(_ starting: sending InputAndStages, urls: [PushURL],
-               sequence: (any InputSequence)? = nil,
+               sequence: (any InputSequence)? = nil, channel: VideoEncoderSettings? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
         let slate = try makeSlate(for: source.info, encodesVideo: stages.figures.encodesVideo)
         let inputsMayChange = sequence != nil || slate != nil
         let videoEncode = try makeVideoEncodeStage(source: source.info, slate: slate?.info,
-                                                   inputsMayChange: inputsMayChange || breaks != nil, urls: urls, stages: stages)
+                                                   inputsMayChange: inputsMayChange || breaks != nil, urls: urls,
+                                                   channel: channel, stages: stages)
         // The app's pictures can take filters from now on: the push encodes them.
         if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
         let info = Self.announced(source.info, encodedBy: videoEncode)

@@ -3,6 +3,9 @@
 extension Switcher {
     /// Packets an input may produce while its audio catches up with its pictures at a switch.
     static let catchUpLimit = 500
+    /// Of those, raw pictures (an input whose pictures the push encodes) held at most: 500 of
+    /// them are 1.5 GB at 1080p, when the input's sound ended long before its pictures.
+    static let catchUpPictureBytes = 64 << 20
 
     /// Reads the input on air (switching, looping, starting and ending breaks) until a packet
     /// is pending (or a slate has ended, or the next input is not open yet). False when the
@@ -125,11 +128,12 @@ extension Switcher {
             if cut != nil && (pastCut || soundPastPictures) { held.append(packet) } else { leave(packet) }
         }
         let audioFrame = MediaTime(samples: 1024, rate: max(1, input.info.audio?.sampleRate ?? 44_100)).microseconds
-        var pulls = 0
+        var pulls = 0, pictureBytes = 0
         while input.info.video != nil && input.info.audio != nil,
-              clock.audioEnd + audioFrame <= clock.videoEnd, pulls < Self.catchUpLimit,
+              clock.audioEnd + audioFrame <= clock.videoEnd, pulls < Self.catchUpLimit, pictureBytes < Self.catchUpPictureBytes,
               let packet = try input.nextPacket() {
             pulls += 1
+            if let picture = packet.picture { pictureBytes += picture.width * picture.height * 3 / 2 }
             if packet.kind == .audio, let time = clock.presentationTime(of: packet), time < clock.videoEnd {
                 leave(packet)
             } else {
