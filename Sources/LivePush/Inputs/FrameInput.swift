@@ -17,8 +17,8 @@ import Synchronization
 /// called (``Timestamps/onArrival``). Each track holds at most about two seconds of frames:
 /// `send` waits while its track is full (the push is behind), so memory stays bounded.
 /// The pictures go through the push's detector and filters and its one video encode, after
-/// the output clock (``VideoEncodeStage``); the sound is encoded here (the BGM mixer applies
-/// to file inputs today).
+/// the output clock (so its ``info`` has no codec configuration: the push's encode has it);
+/// the sound is encoded here (the BGM mixer applies to file inputs today).
 public final class FrameInput: MediaInput, Sendable {
     /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {

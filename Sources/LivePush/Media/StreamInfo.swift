@@ -40,7 +40,9 @@ public struct VideoTrackInfo: Sendable, Equatable {
     /// Bits per second (0 when unknown).
     public var bitrate: Int
     /// The codec's configuration record: AVCDecoderConfigurationRecord (avcC), hvcC, av1C or
-    /// vpcC (the FLV sequence header's body).
+    /// vpcC (the FLV sequence header's body). Empty for an input that yields pictures
+    /// (``FrameInput``, ``StillInput``): the push encodes them after its clock, and that
+    /// encode's configuration is what its outputs announce.
     public var decoderConfiguration: [UInt8]
     /// The track is raw pictures (``MediaPacket/rawPicture(_:duration:keyframe:shownAsIs:)``), for the
     /// push's encode after the clock (``VideoEncodeStage``): what it would be encoded with when

@@ -136,7 +136,8 @@ public final class LivePusher: Sendable {
     }
 
     /// Starts pushing from any ``MediaInput``. The pusher takes the source over: do not use
-    /// it from elsewhere until the push ends.
+    /// it from elsewhere until the push ends (`sending`: the compiler checks it). A `Sendable`
+    /// input, such as ``FrameInput`` or ``PacketInput``, is still fed from the app's threads.
     public func start(source: sending any MediaInput, url: String) throws(LivePushError) {
         try start(source: source, urls: [url])
     }
