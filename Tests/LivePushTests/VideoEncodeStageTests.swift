@@ -39,6 +39,22 @@ final class VideoEncodeStageTests: XCTestCase {
         return out
     }
 
+    /// A copied push that may show a slate opens no encoder at its start (its peak memory is a
+    /// copy's): the switcher's header for the first pictures comes empty and leaves filled with
+    /// the encode's configuration, opened for them.
+    func testACopiedPushOpensItsEncodeOnlyForItsFirstPicturesAndFillsTheirHeader() throws {
+        let settings = try VideoEncoderSettings(width: 64, height: 48, frameRate: 25, options: MediaSourceOptions())
+        let stage = try VideoEncodeStage(settings: settings, stages: FrameStages(), main: false, adaptive: false, keepsPictures: false)
+        XCTAssertEqual(stage.decoderConfiguration, [], "nothing opened at the start")
+        XCTAssertNil(stage.openEncoderBitrate)
+        let header = MediaPacket.sequenceHeader(.video, configuration: [], at: 0)
+        let out = try run(stage, [header, try picture(at: 0, keyframe: true)], finish: true)
+        XCTAssertEqual(out.first?.isSequenceHeader, true)
+        XCTAssertEqual(out.first?.data.first, 1, "an avcC")
+        XCTAssertEqual(out.first?.data, stage.decoderConfiguration)
+        XCTAssertEqual(out.dropFirst().first?.isKeyframe, true)
+    }
+
     func testACopiedPacketAfterPicturesComesAfterTheirEncodeAndTheNextPictureIsAKeyframe() throws {
         let stage = try makeStage()
         XCTAssertEqual(stage.trackInfo.decoderConfiguration.first, 1, "an avcC the outputs announce")

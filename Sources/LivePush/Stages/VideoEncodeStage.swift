@@ -13,14 +13,17 @@
 /// back, one asked for) with ``MediaPacket/Importance/key``, which the switcher also waits for
 /// at a segment's start.
 ///
-/// Its configuration is fixed when the push starts (``decoderConfiguration``): inputs that
-/// yield pictures announce it (``VideoTrackInfo/pictureSettings``), and the switcher sends it
-/// as the sequence header when pictures follow a copied stream of another configuration.
+/// Its configuration (``decoderConfiguration``) is learnt when the push starts if the push's
+/// input yields pictures (outputs announce it), else when the first pictures come: a copied
+/// push that may show a slate or a fill opens no libx264 until it does (a copy push's peak
+/// memory). The switcher sends ``decoderConfiguration`` as the sequence header when pictures
+/// follow a copied stream; before it is known that header comes empty, and is filled here.
 /// Owned by the producer; only its figures (``FrameStages/figures``) are read elsewhere.
 final class VideoEncodeStage {
     let settings: VideoEncoderSettings
-    /// What outputs announce for this encode (its SPS/PPS): fresh encoders keep it.
-    let decoderConfiguration: [UInt8]
+    /// What outputs announce for this encode (its SPS/PPS): fresh encoders keep it. Empty
+    /// until the first encoder opens (at the start when the push's input yields pictures).
+    private(set) var decoderConfiguration: [UInt8] = []
     private let stages: FrameStages
     /// The push's own encode (its input yields pictures): it starts adaptive bitrate.
     private let startsAdaptiveBitrate: Bool
@@ -49,12 +52,10 @@ final class VideoEncodeStage {
         self.stages = stages
         self.keepsPictures = keepsPictures
         startsAdaptiveBitrate = main && adaptive
-        // Opened once to learn the configuration; kept when the input on air starts with pictures.
-        let first = try VideoFrameEncoder(settings: settings, keepsPictures: keepsPictures)
-        decoderConfiguration = first.trackInfo.decoderConfiguration
-        encoder = main ? first : nil
         bitrate = settings.initialBitrate
         monitor = PerformanceMonitor(targetFPS: settings.frameRate)
+        // The outputs announce this encode's configuration when the input on air has pictures.
+        if main { _ = try openEncoder() }
     }
 
     /// The track outputs announce when the push's input yields pictures.
@@ -70,7 +71,11 @@ final class VideoEncodeStage {
         guard packet.isRawPicture, var picture = packet.picture else {
             if holdsPictures { try drain(due: packet.due, send: send) }
             keyframeOwed = true
-            try send(packet)
+            var passed = packet
+            // The switcher's header for pictures to come, sent before the configuration was
+            // known: it is this encode's, opened now for them.
+            if packet.isSequenceHeader && packet.data.isEmpty { passed.data = try openEncoder().trackInfo.decoderConfiguration }
+            try send(passed)
             return
         }
         let started = clock.now().microseconds
@@ -113,6 +118,7 @@ final class VideoEncodeStage {
         if let encoder { return encoder }
         let opened = try VideoFrameEncoder(settings: settings, keepsPictures: keepsPictures)
         opened.setBitrate(bitrate)
+        if decoderConfiguration.isEmpty { decoderConfiguration = opened.trackInfo.decoderConfiguration }
         encoder = opened
         return opened
     }

@@ -24,7 +24,8 @@ struct Switcher {
         /// Breaks signalled in the input (cues), and what fills them; nil: cues are not read.
         var breaks: BreakSetup?
         /// The configuration of the push's encode after the clock (``VideoEncodeStage``): what
-        /// an input that yields raw pictures goes out with. Nil: the push has none.
+        /// an input that yields raw pictures goes out with. Nil: the push has none; empty: not
+        /// known until the encode opens for its first pictures (it fills the header it is sent).
         var pictureConfiguration: [UInt8]? = nil
         /// The release batch of a real-time push (``PacingGate``).
         var pacingGate = PacingGate()
