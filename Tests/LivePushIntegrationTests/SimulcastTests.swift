@@ -104,7 +104,8 @@ final class SimulcastTests: XCTestCase {
         try pusher.start(file: TestMedia.path(.h264AAC), urls: [nginx.url(stream: "kept"), nginx.url(stream: "stopped")])
         let closedWhilePushing = Mutex(false)
         let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(60)) { pusher in
-            for await event in watched { if case .firstFramePushed = event { break } }
+            // Output 1's own first frame (not the push's): its recording then holds a picture.
+            for await event in watched { if case .output(1, _, .firstFramePushed) = event { break } }
             try pusher.stopOutput(1)
             _ = try await nginx.awaitRecording(stream: "stopped")
             closedWhilePushing.withLock { $0 = pusher.state == .pushing }

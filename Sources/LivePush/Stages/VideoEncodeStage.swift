@@ -92,11 +92,12 @@ final class VideoEncodeStage {
         try encoder.encode(picture, keyframe: keyframeOwed || packet.isKeyframe, into: &encoded)
         keyframeOwed = false
         holdsPictures = true
+        // The encode's own time: what the renditions and delivery take after it is not its capacity.
+        measure(since: started, filtered: filtered)
         for var coded in encoded {
             coded.due = packet.due
             try send(coded)
         }
-        measure(since: started, filtered: filtered)
     }
 
     /// The end of the push's video: what the encoder still holds.
