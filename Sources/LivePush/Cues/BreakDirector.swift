@@ -111,14 +111,9 @@ final class BreakDirector {
     /// it, if one starts by then. An ad break that nothing fills (fallback: the main content)
     /// is passed over.
     func breakDue(by time: Int64, on clock: OutputClock) -> BreakPlan? {
-        // A handful of windows: placed afresh, since a pause moves the wall-clock ones only.
-        let placed = windows.map { (start: start(of: $0, on: clock), duration: $0.duration.nanoseconds / 1000) }
-        windows = zip(windows, placed).filter { $1.start > time }.map(\.0)
-        for window in placed.filter({ $0.start <= time }).sorted(by: { $0.start < $1.start }) {
-            // A window the push started inside of plays for what is left of it.
-            let (start, end) = (max(time, window.start), window.start + window.duration)
-            if end > start { openBlackout(at: start, duration: end - start) }
-        }
+        // A handful of windows: placed afresh, since a pause moves the wall-clock ones only
+        // (and only once one is due: this runs for every picture of the main input).
+        if windows.contains(where: { start(of: $0, on: clock) <= time }) { openWindows(dueBy: time, on: clock) }
         while let window = schedule.start(dueBy: time) {
             let fills = fills(for: window.opportunity)
             if fills != [.main] {
@@ -131,6 +126,17 @@ final class BreakDirector {
             _ = schedule.finishActive()
         }
         return nil
+    }
+
+    /// Opens the blackout windows due by `time`, as `clock` places them now.
+    private func openWindows(dueBy time: Int64, on clock: OutputClock) {
+        let placed = windows.map { (start: start(of: $0, on: clock), duration: $0.duration.nanoseconds / 1000) }
+        windows = zip(windows, placed).filter { $1.start > time }.map(\.0)
+        for window in placed.filter({ $0.start <= time }).sorted(by: { $0.start < $1.start }) {
+            // A window the push started inside of plays for what is left of it.
+            let (start, end) = (max(time, window.start), window.start + window.duration)
+            if end > start { openBlackout(at: start, duration: end - start) }
+        }
     }
 
     /// A blackout from output time `start` (a command, a window), for `duration` µs or until ended.

@@ -44,9 +44,6 @@ extension PushEngine {
 
     /// Hands a coded packet on (``deliver(_:through:)``).
     private func deliverCoded(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
-        if carrying.isRawPicture {
-            throw LivePushError(.invalidState, "an input yielded pictures, but the push has no video encode for them")
-        }
         var packet = carrying
         packet.picture = nil
         recorder?.offer(packet)
