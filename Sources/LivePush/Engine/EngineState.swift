@@ -1,7 +1,7 @@
 /// What a ``PushEngine`` keeps between its producer and everyone who talks to it (the app's
 /// commands, the outputs' signals, stats snapshots), in the engine's one `Mutex`.
 struct EngineState {
-    /// The push's control state: every ``EngineMessage`` is decided there.
+    /// The push's control state, its ``PushState`` included: every ``EngineMessage`` is decided there.
     var control: PushControl
     /// What the outputs say, folded into what the push as a whole says.
     var outputStates: OutputSetStateMachine { control.outputStates }

@@ -91,9 +91,9 @@ extension PushEngine {
         }
     }
 
+    /// The push ends with the source's error (``PushControl`` stops the outputs).
     private func fail(_ error: LivePushError) {
-        requestStop()
-        signal(.sourceFailed(error))
+        try? receive(.sourceFailed(error))
     }
 
     /// Takes the queued commands and acts on them; false on stop.

@@ -4,30 +4,23 @@ import Synchronization
 /// air, stamps its packets onto the output clock and says when each is due) and hands each
 /// packet to every output: the
 /// ``PushOutput``s (one per destination, each with its own queue, connection and reconnect; the shared send loops write for all)
-/// and the local ``FLVRecorder``. What the outputs report is folded by an
-/// ``OutputSetStateMachine`` into what the push as a whole reports.
+/// and the local ``FLVRecorder``. Everything else that reaches the push (the app's calls, the
+/// outputs' signals) is decided by its ``PushControl``, which owns the push's state: the
+/// engine emits the events it decides and tells its ``LivePusher`` when the push is over.
 ///
 /// The producer meets each output only in that output's lock, so a slow or dead destination
 /// never stalls the source beyond its own queue's policy, nor the other destinations.
 final class PushEngine: Sendable {
-    /// What the session tells its ``LivePusher``; the pusher turns these into state and events.
-    enum Signal: Sendable {
-        /// The push as a whole, in an output's terms (with one output: what that output says).
-        case push(PushOutput.Signal)
-        /// Reading, decoding or encoding the source failed; the push ends.
-        case sourceFailed(LivePushError)
-        /// With several outputs: what output `id` reported, for the app to see per destination.
-        case output(id: Int, url: String, PushOutput.Signal)
-    }
-
     let config: PushConfig
     let info: StreamInfo
     let outputs: [PushOutput]
     /// The local recording beside the network outputs (`PushConfig.recordPath`).
     let recorder: FLVRecorder?
-    let signal: @Sendable (Signal) -> Void
-    /// Whether a slate replaces the input while paused (the producer owns the slate itself).
-    let hasSlate: Bool
+    /// Hands an event to the pusher's delegates and streams (it only queues them).
+    let emit: @Sendable (PushEvent) -> Void
+    /// Tells the pusher that the push is over (its recording closed); the pusher takes the
+    /// final figures and ends it with ``close(finalStats:)``.
+    let ended: @Sendable (PushEngine) -> Void
     /// What follows the first input (a playout timeline); nil: the input, looped as configured.
     let sequence: (any InputSequence)?
     /// The content resolvers' side of the push's breaks (the up-front scan, a stop); the breaks
@@ -44,38 +37,28 @@ final class PushEngine: Sendable {
     let state: Mutex<EngineState>
     /// Where a producer thread sleeps between steps; ``wakeProducer()`` wakes it.
     let producerWake = ProgressSignal()
-    /// Outputs report from their own threads; folding a signal and passing on what it means
-    /// happen under this lock, so the pusher hears the push's changes in the order they happened.
-    private let delivery = Mutex(())
 
+    /// `hasSlate`: a slate replaces the input while paused (the producer owns the slate itself).
     init(config: PushConfig, urls: [PushURL], info: StreamInfo, stageFigures: StageFigures, hasSlate: Bool,
          recorder: FLVRecorder? = nil, sequence: (any InputSequence)? = nil,
          breakResolution: BreakResolution? = nil, afterClock: StagesAfterClock = StagesAfterClock(),
          isURLExpired: @escaping @Sendable () -> Bool = { false },
          liveInputStats: (@Sendable () -> LiveInputStats)? = nil,
-         signal: @escaping @Sendable (Signal) -> Void) {
+         emit: @escaping @Sendable (PushEvent) -> Void, ended: @escaping @Sendable (PushEngine) -> Void) {
         self.config = config
         let renditions = afterClock.renditions
         let opus = afterClock.opus
         renditionFigures = renditions?.figures
         opusFigures = opus?.figures
         self.stageFigures = stageFigures
-        self.hasSlate = hasSlate
         self.info = info
         self.recorder = recorder
         self.sequence = sequence
         self.breakResolution = breakResolution
         self.liveInputStats = liveInputStats
-        // The recording is closed before the pusher hears that the push ended, so that the file
-        // is complete when `stopped` arrives.
-        self.signal = { event in
-            switch event {
-            case .push(.finished), .push(.connectFailed), .sourceFailed: recorder?.finish()
-            default: break
-            }
-            signal(event)
-        }
-        state = Mutex(EngineState(control: PushControl(outputKinds: urls.map(\.scheme), hasRenditions: renditions != nil)))
+        self.emit = emit
+        self.ended = ended
+        state = Mutex(EngineState(control: PushControl(urls: urls, hasRenditions: renditions != nil, hasSlate: hasSlate)))
         var outputs: [PushOutput] = []
         let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
@@ -83,7 +66,8 @@ final class PushEngine: Sendable {
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
-                forward.session?.receive(.output(id: id, outputSignal))
+                // An output's report is never refused.
+                try? forward.session?.receive(.output(id: id, outputSignal))
             }
             output.isURLExpired = isURLExpired
             outputs.append(output)
@@ -115,35 +99,27 @@ final class PushEngine: Sendable {
 
     // MARK: - The inbox
 
-    func requestStop() { receive(.stop) }
+    /// Where the push is (``PushControl`` decides it).
+    var pushState: PushState { state.withLock { $0.control.state } }
 
-    func requestReconnect() { receive(.reconnect) }
+    /// Stops the push without asking whether it may (the pusher went away).
+    func requestStop() { try? receive(.stop) }
 
     /// The URL of the first output for every later connect (a refreshed auth_key).
-    func updateURL(_ newURL: PushURL) { receive(.updateURL(newURL)) }
+    func updateURL(_ newURL: PushURL) { try? receive(.updateURL(newURL)) }
 
     /// Queues a command for the producer (see ``EngineCommand``): the one way a control
     /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
-    func send(_ command: EngineCommand) { receive(.command(command)) }
+    func send(_ command: EngineCommand) { try? receive(.command(command)) }
 
     /// Everything from outside the producer comes here: ``PushControl`` decides it, under the
-    /// engine's lock, one message at a time; then this does what it decided. An output's
-    /// report also holds `delivery`, so the pusher hears the push's changes in the order they
-    /// happened (an app's message tells the pusher nothing, and may come from its handlers).
-    func receive(_ message: EngineMessage) {
-        if case .output = message {
-            delivery.withLock { _ in act(on: message) }
-        } else {
-            act(on: message)
-        }
-        wakeProducer()  // a command, a stop, or an output's change it may wait for
-    }
-
-    private func act(on message: EngineMessage) {
-        let (actions, interrupt) = state.withLock { state in
-            let actions = state.control.apply(message)
-            return (actions, actions.stopsProducer ? state.interruptSource : nil)
-        }
+    /// engine's lock, one message at a time, and the events it decides are emitted before that
+    /// lock is let go, so the app hears them in the order the push's state changed, whichever
+    /// threads raced (emitting only queues them: delegates run on the callback queue). Then
+    /// this does the rest of what was decided. Throws `invalidState` for an app's call the
+    /// push's state does not allow (nothing else is refused).
+    func receive(_ message: EngineMessage) throws(LivePushError) {
+        let (actions, interrupt) = try decide(message)
         if actions.stopsProducer {
             breakResolution?.abandon()
             interrupt?.interrupt()
@@ -156,13 +132,28 @@ final class PushEngine: Sendable {
             case .updateWHIPToken(let token): outputs[id].updateWHIPToken(token)
             }
         }
-        for report in actions.reports {
-            switch report {
-            case .push(let outputSignal): signal(.push(outputSignal))
-            case .output(let id, let outputSignal): signal(.output(id: id, url: outputs[id].redactedURL, outputSignal))
-            }
-        }
         if !actions.producer.isEmpty { state.withLock { $0.commands.append(contentsOf: actions.producer) } }
+        wakeProducer()  // a command, a stop, or an output's change it may wait for
+        if actions.endsPush {
+            // The recording is closed before the pusher hears that the push ended, so that the
+            // file is complete when `stopped` arrives.
+            recorder?.finish()
+            ended(self)
+        }
+    }
+
+    /// The push's last message, from its pusher once it took the final figures: the final
+    /// state and `stopped` are emitted. Returns what is emitted once the app's streams ended.
+    func close(finalStats: PushStats) -> [PushEvent] {
+        (try? decide(.close(finalStats: finalStats)))?.actions.afterStreamsEnd ?? []
+    }
+
+    private func decide(_ message: EngineMessage) throws(LivePushError) -> (actions: PushControl.Actions, interrupt: (any InterruptibleInput)?) {
+        try state.withLock { (state: inout EngineState) throws(LivePushError) in
+            let actions = try state.control.apply(message)
+            for event in actions.events { emit(event) }
+            return (actions, actions.stopsProducer ? state.interruptSource : nil)
+        }
     }
 
     /// The first output's figures with the source's; with several outputs, each one's too.

@@ -15,7 +15,7 @@ extension LivePusher {
     }
 
     private func sendBreakCommand(_ command: EngineCommand) throws(LivePushError) {
-        guard let session = session.withLock({ $0 }), session.breakResolution != nil, isPushing else {
+        guard let session = runningPush, session.breakResolution != nil, isPushing else {
             throw LivePushError(.invalidState, "blackouts need a running push of a file or a playout channel")
         }
         session.send(command)

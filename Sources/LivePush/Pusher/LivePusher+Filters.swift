@@ -8,7 +8,7 @@ extension LivePusher {
     /// stream-copies its video this throws `invalidState`: start with a filter, or set
     /// `config.media.encodeVideo`.
     public func addFilter(_ filter: any VideoFilter) throws(LivePushError) {
-        if isPushing, let running = session.withLock({ $0 }), !running.stageFigures.encodesVideo {
+        if isPushing, let running = runningPush, !running.stageFigures.encodesVideo {
             throw LivePushError(.invalidState, "this push copies its video; filters need config.media.encodeVideo = true")
         }
         changeStages { settings in
@@ -40,7 +40,7 @@ extension LivePusher {
         stageSettings.withLock { settings in
             let before = settings
             change(&settings)
-            guard let running = session.withLock({ $0 }) else { return }
+            guard let running = runningPush else { return }
             if settings.filters.map(ObjectIdentifier.init) != before.filters.map(ObjectIdentifier.init) {
                 running.send(.setFilters(settings.filters))
             }

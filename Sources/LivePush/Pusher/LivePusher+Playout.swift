@@ -15,7 +15,7 @@ extension LivePusher {
                                          cuePreroll: config.cuePreroll) { [weak self] event in
             self?.emit(.playout(event))
         }
-        program.requestSkip = { [weak self] in self?.session.withLock { $0 }?.send(.skip) }
+        program.requestSkip = { [weak self] in self?.runningPush?.send(.skip) }
         guard let first = program.nextInput() else {
             throw LivePushError(.scheduleInvalid, "the schedule plays nothing")
         }

@@ -16,11 +16,8 @@ public final class LivePusher: Sendable {
     /// The configuration the pusher was created with.
     public let config: PushConfig
     let hub = EventHub()
-    private let machine = Mutex(PushStateMachine())
-    let session = Mutex<PushEngine?>(nil)
-    let lastStats = Mutex(PushStats())
-    /// Every output's figures when the last push ended (``outputFigures()``).
-    let lastOutputs = Mutex<[OutputStats]>([])
+    /// The running push (which decides its own state), or how the last one ended.
+    let slot = Mutex(PushSlot())
     /// Timers of the current push (statistics, auth expiry, adaptive bitrate).
     private let timers = Mutex<[any DispatchSourceTimer]>([])
     private let authWatcher: Mutex<AuthExpiryWatcher>
@@ -46,7 +43,7 @@ public final class LivePusher: Sendable {
     }
 
     deinit {
-        session.withLock { $0?.requestStop() }
+        runningPush?.requestStop()
         cancelTimers()
     }
 
@@ -95,7 +92,7 @@ public final class LivePusher: Sendable {
     public func events() -> AsyncStream<PushEvent> { hub.makeStream() }
 
     /// Where the push is now.
-    public var state: PushState { machine.withLock { $0.state } }
+    public var state: PushState { slot.withLock { $0.state } }
 
     // MARK: - Control
 
@@ -158,8 +155,8 @@ public final class LivePusher: Sendable {
 
     /// Throws unless a push may start now.
     func checkCanStart() throws(LivePushError) {
-        var probe = machine.withLock { $0 }
-        try probe.apply(.start)
+        let state = self.state
+        if state.isActive { throw PushControl.refusal(of: .start, while: state) }
     }
 
     /// The next push's raw-frame stages, set up as the app asked. A filter that fails leaves
@@ -193,28 +190,29 @@ public final class LivePusher: Sendable {
                                     recorder: recorder, sequence: sequence, breakResolution: breaks?.resolution,
                                     afterClock: afterClock,
                                     isURLExpired: { [weak self] in self?.urlHasExpired() ?? false },
-                                    liveInputStats: liveInputStats) { [weak self] signal in
-            self?.handle(signal)
-        }
+                                    liveInputStats: liveInputStats,
+                                    emit: { [weak self] in self?.emit($0) }, ended: { [weak self] in self?.pushEnded($0) })
         let interactive = urls.contains(where: \.isWHIP)
         interactivePush.withLock { $0 = interactive }
         if let token = config.whipToken {
             for output in newSession.outputs where output.kind.isWHIP { output.updateWHIPToken(token) }
         }
         do {
-            try transition(.start)
+            try stageSettings.withLock { (settings: inout StageSettings) throws(LivePushError) in
+                // Checked, started and held in one lock: two starts never both go.
+                try slot.withLock { (slot: inout PushSlot) throws(LivePushError) in
+                    if let running = slot.running { throw PushControl.refusal(of: .start, while: running.pushState) }
+                    try newSession.receive(.start)
+                    slot = PushSlot(running: newSession)
+                }
+                // What the app changed since the stages were made (while the input opened) follows.
+                newSession.send(.setFilters(settings.filters))
+                newSession.send(.setDetector(settings.detector))
+            }
         } catch {
             recorder?.finish()
             throw error
         }
-        // What the app changed since the stages were made (while the input opened) follows.
-        stageSettings.withLock { settings in
-            session.withLock { $0 = newSession }
-            newSession.send(.setFilters(settings.filters))
-            newSession.send(.setDetector(settings.detector))
-        }
-        lastStats.withLock { $0 = PushStats() }
-        lastOutputs.withLock { $0 = [] }
         authWatcher.withLock { watcher in
             watcher.accept(urls[0])
             if interactive, let token = config.whipToken { watcher.watch(bearerToken: token) }
@@ -229,42 +227,32 @@ public final class LivePusher: Sendable {
     /// the image goes out instead, at ``PushConfig/pauseImageFrameRate`` with silent audio;
     /// without one, nothing is sent until `resume()`.
     public func pause() throws(LivePushError) {
-        try transition(.pause, emitting: [.paused])
-        guard let session = session.withLock({ $0 }) else { return }
-        session.send(session.hasSlate ? .showSlate : .pause)
+        try call(.pause)
     }
 
     /// Continues from where `pause()` stopped, on a keyframe, with continuous timestamps.
     public func resume() throws(LivePushError) {
-        try transition(.resume, emitting: [.resumed])
-        guard let session = session.withLock({ $0 }) else { return }
-        session.send(session.hasSlate ? .leaveSlate : .resume)
+        try call(.resume)
     }
 
     /// Ends the push: the server is told the stream ended, `stopped` follows.
     public func stop() throws(LivePushError) {
-        if machine.withLock({ $0.state == .stopping }) { return }
-        try transition(.stop)
-        session.withLock { $0 }?.requestStop()
+        try call(.stop)
     }
 
     /// Stops one output of a running push (by the position of its URL): it unpublishes and
     /// closes; the other outputs go on untouched. Throws `channelNotFound` for no such output.
     public func stopOutput(_ id: Int) throws(LivePushError) {
-        guard let session = session.withLock({ $0 }), session.outputs.indices.contains(id) else {
+        guard let running = runningPush, running.outputs.indices.contains(id) else {
             throw LivePushError(.channelNotFound, "no output \(id) in this push")
         }
-        session.receive(.stopOutput(id))
+        try running.receive(.stopOutput(id))
     }
 
     /// Reconnects now: after `reconnectFailed` (the automatic retries were used up), or to
     /// force a new connection while pushing. The stream resumes on a keyframe.
     public func reconnect() throws(LivePushError) {
-        let state = self.state
-        guard state == .reconnecting || state == .pushing || state == .paused else {
-            throw LivePushError(.invalidState, "cannot reconnect while \(state)")
-        }
-        session.withLock { $0 }?.requestReconnect()
+        try call(.reconnect)
     }
 
     /// A new push URL (a freshly signed auth_key, a new token) for every later connect; the
@@ -272,7 +260,7 @@ public final class LivePusher: Sendable {
     public func refreshPushURL(_ url: String) throws(LivePushError) {
         let pushURL = try PushURL(url)
         authWatcher.withLock { $0.accept(pushURL) }
-        session.withLock { $0 }?.updateURL(pushURL)
+        runningPush?.updateURL(pushURL)
     }
 
     /// Interactive mode: replaces the token, for the next connect (or ICE restart); the current
@@ -282,7 +270,7 @@ public final class LivePusher: Sendable {
         if isInteractive {
             guard !token.isEmpty else { throw LivePushError(.tokenInvalid, "an empty token") }
             authWatcher.withLock { $0.watch(bearerToken: token) }
-            session.withLock { $0 }?.receive(.updateWHIPToken(token))
+            try runningPush?.receive(.updateWHIPToken(token))
             return
         }
         guard let current = authWatcher.withLock({ $0.url }) else {
@@ -293,16 +281,16 @@ public final class LivePusher: Sendable {
 
     /// A snapshot of the current (or last) push.
     public func stats() -> PushStats {
-        if let current = session.withLock({ $0 }) { return snapshot(current) }
-        return lastStats.withLock { $0 }
+        let (running, last) = slot.withLock { ($0.running, $0.lastStats) }
+        return running.map(snapshot) ?? last
     }
 
     /// Every output's own figures (connected, reconnects, sent), of the current push or, once it
     /// ended, as it ended; by the position of the output's URL. (``PushStats/outputs`` lists
     /// them only with several outputs.)
     func outputFigures() -> [OutputStats] {
-        if let current = session.withLock({ $0 }) { return current.outputs.map { $0.outputStats() } }
-        return lastOutputs.withLock { $0 }
+        let (running, last) = slot.withLock { ($0.running, $0.lastOutputs) }
+        return running.map { $0.outputs.map { $0.outputStats() } } ?? last
     }
 
     func snapshot(_ session: PushEngine) -> PushStats {
@@ -321,16 +309,6 @@ public final class LivePusher: Sendable {
     }
 
     // MARK: - Helpers
-
-    /// Applies `input` and emits the state change and `events` under the same lock, so that
-    /// every observer sees events in the order the state changed.
-    func transition(_ input: PushStateMachine.Input, emitting events: [PushEvent] = []) throws(LivePushError) {
-        try machine.withLock { (m: inout PushStateMachine) throws(LivePushError) in
-            let next = try m.apply(input)
-            emit(.stateChanged(next))
-            for event in events { emit(event) }
-        }
-    }
 
     func emit(_ event: PushEvent) {
         hub.emit(event, from: self, on: config.callbackQueue)
@@ -378,7 +356,7 @@ public final class LivePusher: Sendable {
     private func startStatsTimer() {
         guard config.statsInterval > .zero else { return }
         startTimer(every: config.statsInterval) { pusher in
-            guard let current = pusher.session.withLock({ $0 }) else { return }
+            guard let current = pusher.runningPush else { return }
             pusher.emit(.stats(pusher.snapshot(current)))
         }
     }
