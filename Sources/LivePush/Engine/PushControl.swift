@@ -39,9 +39,10 @@ struct PushControl: Sendable {
         case updateWHIPToken(String)
     }
 
-    /// What the driver does for one message, in this order: emit the events (under the lock
-    /// that decided them), order the outputs, then queue the producer's commands (so that
-    /// `networkPoor` is heard before the bitrate change it causes).
+    /// What the driver does for one message, in this order: emit the events and queue the
+    /// producer's commands (both under the lock that decided them, so `networkPoor` is heard
+    /// before the bitrate change it causes, and commands keep the order of their decisions),
+    /// then order the outputs and, when the push is over, hand it back to its pusher.
     struct Actions: Sendable {
         /// What the app hears, in order: state changes (`stateChanged`) and the events they
         /// come with, the push's and, with several outputs, each output's (tagged).

@@ -115,8 +115,9 @@ final class PushEngine: Sendable {
     /// Everything from outside the producer comes here: ``PushControl`` decides it, under the
     /// engine's lock, one message at a time, and the events it decides are emitted before that
     /// lock is let go, so the app hears them in the order the push's state changed, whichever
-    /// threads raced (emitting only queues them: delegates run on the callback queue). Then
-    /// this does the rest of what was decided. Throws `invalidState` for an app's call the
+    /// threads raced (emitting only queues them: delegates run on the callback queue); the
+    /// producer's commands are queued in that lock too. Then this does the rest: the outputs'
+    /// orders, and the push's end. Throws `invalidState` for an app's call the
     /// push's state does not allow (nothing else is refused).
     func receive(_ message: EngineMessage) throws(LivePushError) {
         let (actions, interrupt) = try decide(message)
@@ -132,7 +133,6 @@ final class PushEngine: Sendable {
             case .updateWHIPToken(let token): outputs[id].updateWHIPToken(token)
             }
         }
-        if !actions.producer.isEmpty { state.withLock { $0.commands.append(contentsOf: actions.producer) } }
         wakeProducer()  // a command, a stop, or an output's change it may wait for
         if actions.endsPush {
             // The recording is closed before the pusher hears that the push ended, so that the
@@ -152,6 +152,9 @@ final class PushEngine: Sendable {
         try state.withLock { (state: inout EngineState) throws(LivePushError) in
             let actions = try state.control.apply(message)
             for event in actions.events { emit(event) }
+            // Queued in the same lock, so the producer takes commands in the order they were
+            // decided (a pause and a resume from two threads), after the events they cause.
+            state.commands.append(contentsOf: actions.producer)
             return (actions, actions.stopsProducer ? state.interruptSource : nil)
         }
     }
