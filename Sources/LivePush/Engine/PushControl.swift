@@ -2,7 +2,7 @@
 /// the push's ``PushState`` (from the app's start, pause, resume, stop and reconnect, the
 /// outputs' signals, the source's failure), the events the app hears, what the outputs are
 /// ordered, which commands the producer takes and when it stops. Pure, so each message's
-/// effect is unit-tested without sockets (`PushControlTests`). Its driver,
+/// effect is unit-tested without sockets (`PushControlTests`, `PushControlLifecycleTests`). Its driver,
 /// ``PushEngine/receive(_:)``, applies messages one at a time under the engine's lock, in the
 /// order they arrive, emits the returned events while it still holds that lock (so every
 /// observer sees them in the order the state changed, whichever threads raced: the app's, an
@@ -13,7 +13,9 @@
 /// A push ends in two steps: a message decides the end (every output finished, every first
 /// connect failed, the source failed), and the state stays as it is while the driver closes
 /// the recording and the pusher takes the final figures; the pusher's ``EngineMessage/close(finalStats:)``
-/// then moves the state to `stopped` or `failed` and emits `stopped` with those figures. Once
+/// then moves the state to `stopped` or `failed` and emits `stopped` with those figures, under
+/// the engine's lock taken inside the pusher's (the one that says which push runs), so the
+/// final state, `stopped` and the end of the app's streams all come before a new start. Once
 /// the end is decided, the outputs' signals are no longer reported (`stopped` is the push's
 /// last event) and a second end is ignored.
 ///
