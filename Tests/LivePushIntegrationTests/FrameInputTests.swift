@@ -37,7 +37,7 @@ final class FrameInputTests: NginxTestCase {
 
     /// Feeds `seconds` of 25 fps video and matching audio on a thread of its own, in timestamp
     /// order; with `realTime`, at the pace a camera and a microphone would deliver them.
-    private static func feed(_ input: FrameInput, seconds: Int, realTime: Bool) {
+    static func feed(_ input: FrameInput, seconds: Int, realTime: Bool) {
         let thread = Thread {
             let start = Date()
             var audioSamples = 0

@@ -120,6 +120,13 @@ public final class FrameInput: MediaInput, Sendable {
         }
     }
 
+    /// The pause image goes on air: what is ready goes out first, and the app's pictures start
+    /// on a keyframe when they are back. While it is off air the app's `send` waits for room,
+    /// as it does when the push is slower than the app.
+    public func suspend() throws(LivePushError) -> [MediaPacket] {
+        encoder.withLock { $0.suspend() }
+    }
+
     public func rewind() throws(LivePushError) {
         throw LivePushError(.invalidState, "frames handed in by the app cannot be looped")
     }

@@ -80,6 +80,22 @@ final class RawFrameEncoder {
         }
     }
 
+    /// Another input goes on air: what is ready goes out before the switch, in timestamp order,
+    /// and the next picture starts a GOP when this input is back on air.
+    func suspend() -> [MediaPacket] {
+        forceKeyframe = true
+        var ready: [MediaPacket] = []
+        ready.reserveCapacity(pendingVideo.count + pendingAudio.count)
+        while let v = pendingVideo.first, let a = pendingAudio.first {
+            ready.append((v.dts <= a.dts ? pendingVideo.popFirst() : pendingAudio.popFirst())!)
+        }
+        ready.append(contentsOf: pendingVideo)
+        ready.append(contentsOf: pendingAudio)
+        pendingVideo.removeAll()
+        pendingAudio.removeAll()
+        return ready
+    }
+
     /// A keyframe at the first picture at or after `time` (µs; `.min`: the next).
     func requestKeyframe(atOrAfter time: Int64) {
         keyframeAt = time

@@ -171,13 +171,14 @@ public final class LivePusher: Sendable {
                sequence: (any InputSequence)? = nil, channel: VideoEncoderSettings? = nil,
                liveInputStats: (@Sendable () -> LiveInputStats)? = nil) throws(LivePushError) {
         let (source, stages, breaks) = (starting.input, starting.stages, starting.breaks)
+        // The app's pictures (and a transcoded file's) are encoded by the push: they can take
+        // filters from now on, and pause can show the image.
+        if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
         let slate = try makeSlate(for: source.info, encodesVideo: stages.figures.encodesVideo)
         let inputsMayChange = sequence != nil || slate != nil
         let videoEncode = try makeVideoEncodeStage(source: source.info, slate: slate?.info,
                                                    inputsMayChange: inputsMayChange || breaks != nil, urls: urls,
                                                    channel: channel, stages: stages)
-        // The app's pictures can take filters from now on: the push encodes them.
-        if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
         let info = Self.announced(source.info, encodedBy: videoEncode)
         let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange, videoEncode: videoEncode)
         let recorder = try config.recordPath.map { path throws(LivePushError) in
