@@ -61,12 +61,16 @@ final class AudioAACEncoder {
         guard av_audio_fifo_write(fifo, raw, count) >= count else { throw LivePushError(.outOfMemory, "audio FIFO") }
     }
 
-    /// Appends `count` samples of silence.
-    /// Queues the samples of `frame` (in the encoder's format).
-    func write(_ frame: AudioFrame) throws(LivePushError) {
-        try write(frame.storage.frame.pointee.extended_data, count: Int32(frame.sampleCount))
+    /// Queues the samples of `frame` (in the encoder's format), less its first `skipping`.
+    func write(_ frame: AudioFrame, skipping: Int = 0) throws(LivePushError) {
+        let count = frame.sampleCount - skipping
+        guard count > 0 else { return }
+        if skipping == 0 { return try write(frame.storage.frame.pointee.extended_data, count: Int32(count)) }
+        var planes = (0..<frame.channels).map { UnsafeMutableRawPointer(mutating: frame.samples(ofChannel: $0, from: skipping)) as UnsafeMutableRawPointer? }
+        guard av_audio_fifo_write(fifo, &planes, Int32(count)) >= count else { throw LivePushError(.outOfMemory, "audio FIFO") }
     }
 
+    /// Appends `count` samples of silence.
     func writeSilence(count: Int) throws(LivePushError) {
         guard count > 0 else { return }
         let silence = try AudioFrame(sampleRate: format.sampleRate, channels: format.channels, sampleCount: count)

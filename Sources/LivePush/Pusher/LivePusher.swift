@@ -181,8 +181,10 @@ public final class LivePusher: Sendable {
                                                    channel: channel, stages: stages)
         // The app's pictures can take filters from now on: the push encodes them.
         if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
-        let info = Self.announced(source.info, encodedBy: videoEncode)
-        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange, videoEncode: videoEncode)
+        let audioEncode = try makeAudioEncodeStage(source: source.info, stages: stages)
+        let info = Self.announced(source.info, encodedBy: videoEncode, audioEncode: audioEncode)
+        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange,
+                                                  videoEncode: videoEncode, audioEncode: audioEncode)
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
                             keepsExisting: config.recordKeepsExisting) { [weak self] error in
