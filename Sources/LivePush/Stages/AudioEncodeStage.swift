@@ -9,7 +9,8 @@
 /// encoder holds goes out before them (the sound of the input going off air belongs before the
 /// switch), and the next raw sound starts a fresh encoder. Loops and switches between inputs
 /// that yield raw sound need no reset: after the clock the timeline is continuous, and
-/// ``SoundPlacement`` fills a gap the clock left with silence or cuts an overlap.
+/// ``SoundPlacement`` fills a gap the clock left with silence (the next input starts where
+/// the pictures ended) or cuts an overlap, to within 64 samples.
 ///
 /// One format per push (``format``): the push's input's, as it declared it (else the copied
 /// track's rate and channels). Raw sound of another rate or channel count (a slate's, a fill's)
@@ -55,7 +56,10 @@ final class AudioEncodeStage {
         self.bitrate = bitrate
         self.mixer = mixer
         audioSpecificConfig = config
-        placement = SoundPlacement(tolerance: 1024)
+        // Inputs stamp their sound by sample count (contiguous to a sample), so a difference
+        // of more than a resampler's delay or µs rounding is a gap or an overlap the clock made:
+        // left alone, even one AAC frame of it puts the sound after a splice that much early.
+        placement = SoundPlacement(tolerance: 64)
         if main { _ = try openEncoder() }
     }
 

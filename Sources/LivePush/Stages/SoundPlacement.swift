@@ -5,11 +5,12 @@
 /// before (a frame clamped by the clock). Pure: it says, for each block of samples, how much
 /// silence goes before it and how many of its first samples are dropped.
 ///
-/// Differences up to `tolerance` samples are left alone: an app's frames stamped on arrival
-/// jitter by a few milliseconds, and a few samples of a resampler's delay or of rounding µs
-/// to samples are no gap. Beyond it, a gap is filled with silence (the sound stays on time
-/// with the pictures, and the stream stays continuous for players that play frames back to
-/// back) and an overlap is cut from the block's start (the output never goes back in time).
+/// Differences up to `tolerance` samples are left alone: a few samples of a resampler's delay
+/// or of rounding µs to samples are no gap (inputs stamp their sound by sample count, an app's
+/// frames too, so its arrival jitter never reaches here). Beyond it, a gap is filled with
+/// silence (the sound stays on time with the pictures, and the stream stays continuous for
+/// players that play frames back to back) and an overlap is cut from the block's start (the
+/// output never goes back in time).
 struct SoundPlacement {
     /// What to do with one block.
     struct Decision: Equatable {
