@@ -123,7 +123,7 @@ public final class LivePusher: Sendable {
         let stages = makeStages()
         let media = mediaOptions
         if FFInputPolicy.liveProtocols(for: path) != nil {
-            let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages,
+            let live = try FailoverInput(url: path, options: config.liveInput, media: media,
                                          clock: config.monotonicClock) { [weak self] in
                 self?.emit(.input($0))
             }
