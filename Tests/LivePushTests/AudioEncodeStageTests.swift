@@ -125,6 +125,23 @@ final class AudioEncodeStageTests: XCTestCase {
         XCTAssertTrue(mixer.isAttached, "the first raw sound opens it")
     }
 
+    /// With Opus outputs (WHIP) each coded packet carries the mixed frame it was made from, and
+    /// the Opus encode takes that (no AAC decode): Opus packets from the sound's output time on.
+    func testOpusOutputsTakeTheMixedSound() throws {
+        let stage = try AudioEncodeStage(format: format, bitrate: 128_000, mixer: nil, main: true, keepsMixedSound: true)
+        let out = try run(stage, try (0..<50).map { try sound(at: format.micros(ofSamples: Int64($0) * 1024)) }, finish: true)
+        XCTAssertTrue(out.allSatisfy { $0.sound != nil }, "every packet has its sound")
+        XCTAssertTrue(zip(out, out.compactMap(\.sound)).allSatisfy { abs($0.pts - $1.timestamp) <= 1 }, "matched by time")
+        let opus = try OpusStage(outputs: [0], outputCount: 2, source: stage.trackInfo)
+        var packets: [MediaPacket] = []
+        for packet in out { try opus.process(packet, sound: packet.sound) { opus, _ in packets.append(opus) } }
+        try opus.finish { opus, _ in packets.append(opus) }
+        // 50 × 1024 samples at 48 kHz: 1.067 s, 53 Opus frames of 20 ms (and the encoder's tail).
+        XCTAssertEqual(Double(packets.count), 54, accuracy: 2)
+        XCTAssertEqual(packets.first?.pts, 0)
+        XCTAssertEqual(packets.map(\.pts), packets.indices.map { Int64($0) * 20_000 })
+    }
+
     /// The header the stage announces without an encoder is libavcodec's own.
     func testTheAnnouncedConfigurationIsTheEncoders() throws {
         for rate in [44100, 48000, 22050] {

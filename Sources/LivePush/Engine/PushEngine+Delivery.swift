@@ -50,13 +50,14 @@ extension PushEngine {
     private func deliverCoded(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         var packet = carrying
         packet.picture = nil
+        packet.sound = nil
         recorder?.offer(packet)
         if let renditions = afterClock.renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }
             try renditions.process(carrying, send: push)
         } else if let opus = afterClock.opus, packet.kind == .audio {
             for id in opus.directOutputs { outputs[id].push(packet) }
-            try opus.process(packet, send: push)
+            try opus.process(packet, sound: carrying.sound, send: push)
         } else {
             for output in outputs { output.push(packet) }
         }

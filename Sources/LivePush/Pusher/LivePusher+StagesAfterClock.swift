@@ -52,13 +52,16 @@ extension LivePusher {
     /// and at most two channels), so copied sound and raw sound after it differ in nothing a
     /// player must reopen for. The encoder opens at the start only when the input yields raw
     /// sound: a push that only copies holds none (``AudioEncodeStage``).
-    func makeAudioEncodeStage(source: StreamInfo, stages: FrameStages) throws(LivePushError) -> AudioEncodeStage? {
+    /// With Opus outputs (WHIP) its packets carry the mixed sound they were made from, which the
+    /// Opus encode takes (``OpusStage``).
+    func makeAudioEncodeStage(source: StreamInfo, urls: [PushURL], stages: FrameStages) throws(LivePushError) -> AudioEncodeStage? {
         guard let audio = source.audio else { return nil }
         let channels = min(max(audio.channels, 1), 2)
         let rate = AACLowComplexityConfig.sampleRates.contains(audio.sampleRate) ? audio.sampleRate : 48000
         let bitrate = audio.yieldsRawSound && audio.bitrate > 0 ? audio.bitrate : mediaOptions.resolvedAudioBitrate(channels: channels)
         return try AudioEncodeStage(format: AudioFormat(sampleRate: rate, channels: channels), bitrate: bitrate,
-                                    mixer: stages.mixer, main: audio.yieldsRawSound)
+                                    mixer: stages.mixer, main: audio.yieldsRawSound,
+                                    keepsMixedSound: urls.contains { OutputNeeds(kind: $0.scheme).audio == .opus })
     }
 
     /// What the outputs announce: a source that yields pictures or raw sound goes out as the

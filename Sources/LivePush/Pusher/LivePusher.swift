@@ -181,7 +181,7 @@ public final class LivePusher: Sendable {
                                                    channel: channel, stages: stages)
         // The app's pictures can take filters from now on: the push encodes them.
         if source.info.video?.pictureSettings != nil { stages.figures.videoEncoderOpened() }
-        let audioEncode = try makeAudioEncodeStage(source: source.info, stages: stages)
+        let audioEncode = try makeAudioEncodeStage(source: source.info, urls: urls, stages: stages)
         let info = Self.announced(source.info, encodedBy: videoEncode, audioEncode: audioEncode)
         let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange,
                                                   videoEncode: videoEncode, audioEncode: audioEncode)

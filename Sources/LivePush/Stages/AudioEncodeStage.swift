@@ -46,15 +46,22 @@ final class AudioEncodeStage {
     private var resampler: AudioFrameResampler?
     private var encoded: [MediaPacket] = []
 
+    /// Each coded packet carries the mixed sound it was encoded from (the push has Opus outputs).
+    private let keepsMixedSound: Bool
+
     /// `main`: the push's input itself yields raw sound (the encoder opens now: the push will
     /// need it at once, and the mixer attaches before the first frame, as it did with the input).
-    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?, main: Bool) throws(LivePushError) {
+    /// `keepsMixedSound`: the coded packets carry the mixed frames they were made from
+    /// (``MediaPacket/sound``), for the push's Opus encode (``OpusStage``): WHIP outputs hear
+    /// the music too, and nothing decodes this AAC again.
+    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?, main: Bool, keepsMixedSound: Bool = false) throws(LivePushError) {
         guard let config = AACLowComplexityConfig.audioSpecificConfig(sampleRate: format.sampleRate, channels: format.channels) else {
             throw LivePushError(.unsupportedCodec, "AAC at \(format)")
         }
         self.format = format
         self.bitrate = bitrate
         self.mixer = mixer
+        self.keepsMixedSound = keepsMixedSound
         audioSpecificConfig = config
         // Inputs stamp their sound by sample count (contiguous to a sample), so a difference
         // of more than a resampler's delay or µs rounding is a gap or an overlap the clock made:
@@ -108,6 +115,7 @@ final class AudioEncodeStage {
     private func openEncoder() throws(LivePushError) -> AudioAACEncoder {
         if let encoder { return encoder }
         let opened = try AudioAACEncoder(format: format, bitrate: bitrate, mixer: mixer)
+        opened.keepsMixedSound = keepsMixedSound
         encoder = opened
         return opened
     }
