@@ -114,6 +114,37 @@ final class BGMMixingTests: NginxTestCase {
         XCTAssertFalse(push.bgmEvents.contains { $0.name == "bgmCompleted" })
     }
 
+    /// The push mixes its music after the clock, over whatever input is on air: an app's own
+    /// sound (a ``FrameInput``, which encoded its sound without the music before) carries it too.
+    func testMusicPlaysOverAnAppsFrames() async throws {
+        let music = try BGMTestMedia.tone(in: dir, hz: 1000, seconds: 10, name: "music.wav")
+        let pusher = LivePusher(config: PushHelpers.fastConfig())
+        let events = pusher.events()
+        pusher.bgmVolume = 100
+        try pusher.startBGM(source: music)
+        let input = try FrameInput(video: nil, audio: .init(sampleRate: 48_000, channels: 2))
+        try pusher.start(source: input, url: server.url(stream: "appbgm"))
+        let feeder = Thread {
+            for block in 0..<(3 * 48_000 / 1024) {
+                guard var frame = try? AudioFrame(sampleRate: 48_000, channels: 2, sampleCount: 1024,
+                                                  timestamp: Int64(block) * 1024 * 1_000_000 / 48_000) else { break }
+                for channel in 0..<2 {
+                    _ = try? frame.withMutableChannel(channel) { samples in
+                        for i in 0..<1024 { samples[i] = 0.125 * Float(sin(2 * Double.pi * 440 * Double(block * 1024 + i) / 48_000)) }
+                    }
+                }
+                try? input.send(frame)
+            }
+            input.finish()
+        }
+        feeder.start()
+        let run = try await PushHelpers.collect(pusher, events, start: .now, timeout: .seconds(40))
+        XCTAssertNil(run.error, "\(run.eventNames)")
+        let tones = try ToneAnalysis(recording: try await server.awaitRecording(stream: "appbgm"))
+        XCTAssertGreaterThan(tones.level(440, from: 0.5, to: 2.5), Self.present, "the app's sound")
+        XCTAssertGreaterThan(tones.level(1000, from: 0.5, to: 2.5), Self.present, "the music over it")
+    }
+
     /// Music that cannot be opened is reported, and music started after that plays.
     func testOpenFailuresAreReportedAndTheNextStartWorks() async throws {
         let source = try BGMTestMedia.source(in: dir, seconds: 3)

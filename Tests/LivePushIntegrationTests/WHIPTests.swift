@@ -95,6 +95,26 @@ final class WHIPTests: NginxTestCase {
         XCTAssertGreaterThanOrEqual(recorded.videoPackets.count, 75)
     }
 
+    /// The push's music reaches a WHIP endpoint: the sound is encoded after the clock with the
+    /// music mixed in, and the Opus is made from those mixed frames, not from a decode of the AAC.
+    func testTheMusicReachesTheEndpointInOpusMadeFromTheMixedSound() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 4)
+        let music = try BGMTestMedia.tone(in: dir, hz: 1000, seconds: 10, name: "music.wav")
+        let endpoint = try await startEndpoint(in: namespace, token: "token-bgm")
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-bgm", "--json",
+                                             "--bgm", music, "--bgm-volume", "100"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(45))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        try assertArrivedWhole(summary, cli: cli)
+        let tone = try ToneAnalysis(recording: try XCTUnwrap(summary["recording"] as? String))
+        XCTAssertGreaterThan(tone.level(1000, from: 1, to: 3), 0.04, "the music")
+        XCTAssertGreaterThan(tone.level(clip.tone, from: 1, to: 3), 0.04, "the source under it")
+    }
+
     /// A High-profile MP4 (what most files are) with a 300 Hz tone, pushed in real time to
     /// aiortc's endpoint, which answers only Constrained Baseline H.264, and to nginx in the same
     /// push. The WHIP output needs Constrained Baseline and Opus, and the graph gives it both,

@@ -86,10 +86,12 @@ final class MediaTestFiles {
     }
 }
 
-/// The push's encode after the clock (``VideoEncodeStage``) over one input, as a test drives it.
+/// The push's encodes after the clock (``VideoEncodeStage``, ``AudioEncodeStage``) over one
+/// input, as a test drives them.
 final class PictureEncode {
     let info: StreamInfo
     let stage: VideoEncodeStage?
+    let sound: AudioEncodeStage?
 
     /// `adaptive`: the push's adaptive bitrate follows this encode (``FrameStages/adaptBitrate(isPoor:now:)``).
     init(_ source: any MediaInput, stages: FrameStages = FrameStages(), adaptive: Bool = false) throws {
@@ -101,20 +103,34 @@ final class PictureEncode {
         } else {
             stage = nil
         }
+        if let audio = info.audio, audio.yieldsRawSound {
+            let sound = try AudioEncodeStage(format: AudioFormat(sampleRate: audio.sampleRate, channels: audio.channels),
+                                             bitrate: audio.bitrate, mixer: nil, main: true)
+            info.audio = sound.trackInfo
+            self.sound = sound
+        } else {
+            sound = nil
+        }
         self.info = info
     }
 
-    /// What delivery gets for `packet`: its encode (a picture), or the packet itself.
+    /// What delivery gets for `packet`: its encode (a picture, raw sound), or the packet itself.
     func process(_ packet: MediaPacket) throws -> [MediaPacket] {
-        guard let stage, packet.kind == .video else { return [packet] }
         var out: [MediaPacket] = []
-        try stage.process(packet) { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        if let stage, packet.kind == .video {
+            try stage.process(packet) { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        } else if let sound, packet.kind == .audio {
+            try sound.process(packet) { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        } else {
+            out.append(packet)
+        }
         return out
     }
 
     func finish() throws -> [MediaPacket] {
         var out: [MediaPacket] = []
         try stage?.finish { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
+        try sound?.finish { (coded: MediaPacket) throws(LivePushError) in out.append(coded) }
         return out
     }
 }

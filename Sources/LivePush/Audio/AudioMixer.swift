@@ -7,8 +7,9 @@ import Synchronization
 /// Threads: every change arrives as a ``MixerCommand`` (``apply(_:)``), from any thread, and
 /// changes only the state below, under its lock;
 /// each source decodes on a thread of its own (``AudioStreamPlayer``); the push's pipeline
-/// thread calls ``process(_:)`` once per AAC frame (1024 samples) on the way to the encoder, so
-/// mixing happens when audio is produced and the BGM's position is what was actually pushed.
+/// thread calls ``process(_:)`` once per AAC frame (1024 samples) on the way to the push's one
+/// AAC encoder, after the output clock (``AudioEncodeStage``), so mixing happens when audio is
+/// pushed, over whatever input is on air, and the BGM's position is what was actually pushed.
 final class AudioMixer: Sendable {
     struct BGM {
         let id: Int
@@ -63,8 +64,9 @@ final class AudioMixer: Sendable {
 
     // MARK: - Pushes
 
-    /// A push's audio encoder announces itself: from now on `process` runs on its frames. The
-    /// lease ends (with the encoder) when the push's source is released.
+    /// A push's sound encode (``AudioEncodeStage``, after the clock) announces itself when its
+    /// encoder opens: from now on `process` runs on its frames. The lease ends with the stage,
+    /// at the end of the push: one attach per push, whichever inputs go on air.
     func attach(format: AudioFormat) -> AudioMixerLease {
         attached.add(1, ordering: .relaxed)
         let (players, opening) = state.withLock { s -> ([AudioStreamPlayer], AudioStreamPlayer?) in

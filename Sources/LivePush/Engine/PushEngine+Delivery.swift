@@ -29,13 +29,17 @@ extension PushEngine {
     /// rendition stage only: never into an output's queue or the recording.
     ///
     /// Video goes through the push's encode first (``VideoEncodeStage``), when it has one: raw
-    /// pictures come out of it coded, copied packets as they are (after what it held).
+    /// pictures come out of it coded, copied packets as they are (after what it held). Sound
+    /// goes through the push's sound encode (``AudioEncodeStage``) the same way.
     func deliver(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         if let encode = afterClock.videoEncode, carrying.kind == .video {
             try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
-        } else if carrying.isRawPicture {
+        } else if let encode = afterClock.audioEncode, carrying.kind == .audio {
+            try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
+        } else if carrying.isRawPicture || carrying.isRawSound {
             // A push without video (it announced none) has no encode: a break's fill that has
             // pictures (an ad to be transcoded, a slate) shows none of them: the outputs announced no video.
+            // Likewise sound on a push that announced none.
             return
         } else {
             try deliverCoded(carrying, through: afterClock)
@@ -46,13 +50,14 @@ extension PushEngine {
     private func deliverCoded(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         var packet = carrying
         packet.picture = nil
+        packet.sound = nil
         recorder?.offer(packet)
         if let renditions = afterClock.renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }
             try renditions.process(carrying, send: push)
         } else if let opus = afterClock.opus, packet.kind == .audio {
             for id in opus.directOutputs { outputs[id].push(packet) }
-            try opus.process(packet, send: push)
+            try opus.process(packet, sound: carrying.sound, send: push)
         } else {
             for output in outputs { output.push(packet) }
         }
@@ -61,6 +66,7 @@ extension PushEngine {
     /// The end of the push's media: what the stages after the clock still hold.
     func finish(_ afterClock: StagesAfterClock) throws(LivePushError) {
         try afterClock.videoEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
+        try afterClock.audioEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         try afterClock.renditions?.finish(send: push)
         try afterClock.opus?.finish(send: push)
     }

@@ -28,6 +28,7 @@ extension PushEngine {
         let setup = Switcher.Setup(pacing: config.pacing, looping: config.looping, slate: parts.slate,
                                    sequence: sequence, breaks: parts.breaks,
                                    pictureConfiguration: parts.afterClock.videoEncode?.decoderConfiguration,
+                                   soundConfiguration: parts.afterClock.audioEncode?.audioSpecificConfig,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
         let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: config.monotonicClock)
         parts.breaks?.director.prepare(wallClock: WallClockReading(wall: config.wallClock.nowMicroseconds,

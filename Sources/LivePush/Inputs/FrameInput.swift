@@ -18,7 +18,8 @@ import Synchronization
 /// `send` waits while its track is full (the push is behind), so memory stays bounded.
 /// The pictures go through the push's detector and filters and its one video encode, after
 /// the output clock (so its ``info`` has no codec configuration: the push's encode has it);
-/// the sound is encoded here (the BGM mixer applies to file inputs today).
+/// the sound likewise: the push mixes its background music and effects into it and encodes it
+/// to AAC after the clock.
 public final class FrameInput: MediaInput, Sendable {
     /// The video track's format.
     public struct VideoFormat: Sendable, Equatable {
@@ -63,16 +64,16 @@ public final class FrameInput: MediaInput, Sendable {
     private let audioFormat: LivePush.AudioFormat?
     /// The producer's alone once the push runs (the app's threads touch only `feed`); in a
     /// `Mutex` so that the compiler checks it, never contended: an atomic exchange per packet.
-    private let encoder: Mutex<RawFrameEncoder>
+    private let frames: Mutex<RawFrameQueue>
     private let feed: AppFeedQueue<VideoFrame, AudioFrame>
 
     /// Creates an input with a video track, an audio track, or both.
     public init(video: VideoFormat?, audio: AudioFormat?, options: MediaSourceOptions = MediaSourceOptions(),
                 timestamps: Timestamps = .fromFrames) throws(LivePushError) {
-        let encoder = try RawFrameEncoder(video: video, audio: audio, options: options)
-        info = encoder.info
-        audioFormat = encoder.audioEncoder?.format
-        self.encoder = Mutex(encoder)
+        let frames = try RawFrameQueue(video: video, audio: audio, options: options)
+        info = frames.info
+        audioFormat = frames.audioFormat
+        self.frames = Mutex(frames)
         feed = AppFeedQueue(hasVideo: video != nil, hasAudio: audio != nil, timestamps: timestamps,
                             maxVideo: info.video.map { Int($0.frameRate * 2) } ?? 0,
                             maxAudioCost: (audio?.sampleRate ?? 0) * 2, audioCost: { $0.sampleCount })
@@ -109,8 +110,8 @@ public final class FrameInput: MediaInput, Sendable {
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
         let feed = feed
-        return try encoder.withLock { encoder throws(LivePushError) in
-            try encoder.nextPacket {
+        return try frames.withLock { frames throws(LivePushError) in
+            try frames.nextPacket {
                 switch feed.take() {
                 case .video(let frame): .video(frame)
                 case .audio(let frame): .audio(frame)
@@ -124,7 +125,7 @@ public final class FrameInput: MediaInput, Sendable {
     /// on a keyframe when they are back. While it is off air the app's `send` waits for room,
     /// as it does when the push is slower than the app.
     public func suspend() throws(LivePushError) -> [MediaPacket] {
-        encoder.withLock { $0.suspend() }
+        frames.withLock { $0.suspend() }
     }
 
     public func rewind() throws(LivePushError) {
@@ -132,6 +133,6 @@ public final class FrameInput: MediaInput, Sendable {
     }
 
     public func requestKeyframe(atOrAfter time: Int64) {
-        encoder.withLock { $0.requestKeyframe(atOrAfter: time) }
+        frames.withLock { $0.requestKeyframe(atOrAfter: time) }
     }
 }

@@ -11,8 +11,8 @@
 /// (a nil duration is the loop).
 public final class StillInput: MediaInput {
     /// The tracks the input produces.
-    public var info: StreamInfo { encoder.info }
-    private let encoder: RawFrameEncoder
+    public var info: StreamInfo { frames.info }
+    private let frames: RawFrameQueue
     private let picture: VideoFrame?
     private let frameDuration: Int64
     private let samplesPerFrame = 1024
@@ -23,17 +23,17 @@ public final class StillInput: MediaInput {
     /// Creates a still picture (or black) and/or silence.
     public convenience init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
                             duration: Duration?, options: MediaSourceOptions = MediaSourceOptions()) throws(LivePushError) {
-        try self.init(image: path, video: video, audio: audio, duration: duration, options: options, mixer: nil)
+        try self.init(image: path, video: video, audio: audio, duration: duration, options: options, blackWithoutImage: false)
     }
 
-    /// With a mixer, the BGM and effects play over the silence (the pause image). With
-    /// `blackWithoutImage`, no image means a black picture rather than no video (a default slate).
+    /// With `blackWithoutImage`, no image means a black picture rather than no video (a default
+    /// slate). Its silence is raw sound: the push's encode after the clock mixes the BGM and
+    /// effects into it (the pause image plays the music on).
     init(image path: String?, video: FrameInput.VideoFormat, audio: FrameInput.AudioFormat?,
-         duration: Duration?, options: MediaSourceOptions, mixer: AudioMixer?, blackWithoutImage: Bool = false) throws(LivePushError) {
+         duration: Duration?, options: MediaSourceOptions, blackWithoutImage: Bool) throws(LivePushError) {
         let hasVideo = path != nil || blackWithoutImage
-        encoder = try RawFrameEncoder(video: hasVideo ? video : nil, audio: audio, options: options, mixer: mixer,
-                                      picturesShownAsIs: true)
-        if hasVideo, let track = encoder.info.video {
+        frames = try RawFrameQueue(video: hasVideo ? video : nil, audio: audio, options: options, picturesShownAsIs: true)
+        if hasVideo, let track = frames.info.video {
             if let path {
                 picture = try ImageLoader.loadFrame(path: path, width: track.width, height: track.height)
             } else {
@@ -51,21 +51,21 @@ public final class StillInput: MediaInput {
     public var readsWithoutWaiting: Bool { true }
 
     public func nextPacket() throws(LivePushError) -> MediaPacket? {
-        try encoder.nextPacket(taking: generate)
+        try frames.nextPacket(taking: generate)
     }
 
-    /// The picture and the sound start at 0 (the audio encoder's priming frame comes before).
+    /// The picture and the sound start at 0.
     public var start: MediaStart? { MediaStart(presentation: 0, decode: 0) }
 
-    /// What the AAC encoder still holds is a moment of silence: not worth sending. Its pictures
+    /// It holds nothing (the push's encodes after the clock drain themselves). Its pictures
     /// start on a keyframe when it is back on air.
     public func suspend() throws(LivePushError) -> [MediaPacket] {
-        encoder.forceKeyframe = true
+        frames.forceKeyframe = true
         return []
     }
 
     public func requestKeyframe(atOrAfter time: Int64) {
-        encoder.requestKeyframe(atOrAfter: time)
+        frames.requestKeyframe(atOrAfter: time)
     }
 
     public func rewind() throws(LivePushError) {
@@ -73,8 +73,8 @@ public final class StillInput: MediaInput {
     }
 
     /// The next frame in timestamp order: the picture again, or 1024 samples of silence.
-    private func generate() throws(LivePushError) -> RawFrameEncoder.Next {
-        let audioFormat = encoder.audioEncoder?.format
+    private func generate() throws(LivePushError) -> RawFrameQueue.Next {
+        let audioFormat = frames.audioFormat
         // Both tracks end at `end`: pictures that start before it, sound frames mostly before it.
         let halfAudioFrame = audioFormat.map { $0.micros(ofSamples: Int64(samplesPerFrame)) / 2 } ?? 0
         let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) }.flatMap { time in

@@ -1,4 +1,5 @@
 import CFFmpeg
+import DequeModule
 
 /// The end of every encoded audio track: an AVAudioFifo of planar float samples cut into
 /// AAC frames (1024 samples), each passed through the ``AudioMixer`` (BGM, effects, volumes)
@@ -14,6 +15,12 @@ final class AudioAACEncoder {
     private let lease: AudioMixerLease?
     /// Next encoder input pts in samples (1/sampleRate); nil until the first samples arrive.
     var nextPts: Int64?
+    /// Each packet carries the mixed frame it was encoded from (``MediaPacket/sound``): the
+    /// push's Opus encode takes the same sound, music and all, without decoding this one.
+    var keepsMixedSound = false
+    /// Mixed frames sent to the encoder whose packets have not come out yet, by their pts
+    /// (samples): AAC holds one frame (its priming), so this holds one or two.
+    private var mixedSound: Deque<(pts: Int64, sound: AudioFrame)> = []
 
     /// `mixer` nil: the track is encoded as it is (no BGM, no effects).
     init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?) throws(LivePushError) {
@@ -61,12 +68,16 @@ final class AudioAACEncoder {
         guard av_audio_fifo_write(fifo, raw, count) >= count else { throw LivePushError(.outOfMemory, "audio FIFO") }
     }
 
-    /// Appends `count` samples of silence.
-    /// Queues the samples of `frame` (in the encoder's format).
-    func write(_ frame: AudioFrame) throws(LivePushError) {
-        try write(frame.storage.frame.pointee.extended_data, count: Int32(frame.sampleCount))
+    /// Queues the samples of `frame` (in the encoder's format), less its first `skipping`.
+    func write(_ frame: AudioFrame, skipping: Int = 0) throws(LivePushError) {
+        let count = frame.sampleCount - skipping
+        guard count > 0 else { return }
+        if skipping == 0 { return try write(frame.storage.frame.pointee.extended_data, count: Int32(count)) }
+        var planes = (0..<frame.channels).map { UnsafeMutableRawPointer(mutating: frame.samples(ofChannel: $0, from: skipping)) as UnsafeMutableRawPointer? }
+        guard av_audio_fifo_write(fifo, &planes, Int32(count)) >= count else { throw LivePushError(.outOfMemory, "audio FIFO") }
     }
 
+    /// Appends `count` samples of silence.
     func writeSilence(count: Int) throws(LivePushError) {
         guard count > 0 else { return }
         let silence = try AudioFrame(sampleRate: format.sampleRate, channels: format.channels, sampleCount: count)
@@ -93,6 +104,7 @@ final class AudioAACEncoder {
     func reset() throws(LivePushError) {
         av_audio_fifo_reset(fifo)
         nextPts = nil
+        mixedSound.removeAll()
         encoder = try Self.makeEncoder(format: format, bitrate: bitrate)
     }
 
@@ -107,6 +119,7 @@ final class AudioAACEncoder {
         let raw = UnsafeMutableRawPointer(avFrame.pointee.extended_data!).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         _ = av_audio_fifo_read(fifo, raw, samples)  // the frame is silence beyond what was read
         try mixer?.process(&frame)
+        if keepsMixedSound { mixedSound.append((pts, frame)) }
         frame.storage.frame.pointee.pts = pts
         nextPts = pts + Int64(size)
         try encoder.send(frame.storage.frame)
@@ -121,8 +134,14 @@ final class AudioAACEncoder {
             let dts = FF.micros(pkt.dts, tb) ?? FF.micros(pkt.pts, tb) ?? 0
             let pts = max(FF.micros(pkt.pts, tb) ?? dts, dts)
             let duration = FF.micros(pkt.duration > 0 ? pkt.duration : Int64(frameSize), tb) ?? 0
-            out.append(MediaPacket(kind: .audio, data: Array(UnsafeBufferPointer(start: base, count: Int(pkt.size))),
-                                   dts: dts, pts: pts, duration: duration, importance: .key))
+            var packet = MediaPacket(kind: .audio, data: Array(UnsafeBufferPointer(start: base, count: Int(pkt.size))),
+                                     dts: dts, pts: pts, duration: duration, importance: .key)
+            if keepsMixedSound {
+                // The frame whose pts the packet has (the priming packet, before the first, has none).
+                while let first = mixedSound.first, first.pts < pkt.pts { mixedSound.removeFirst() }
+                if let first = mixedSound.first, first.pts == pkt.pts { packet.sound = mixedSound.removeFirst().sound }
+            }
+            out.append(packet)
         }
     }
 }

@@ -166,6 +166,24 @@ final class AudioOpusTranscoder {
         return out
     }
 
+    /// Sound already decoded (the push's own encode's mixed frames, ``AudioEncodeStage``) at
+    /// output time `pts`: resampled and encoded as ``transcode(_:)`` does with what it decodes,
+    /// on the same segments.
+    func transcode(_ sound: AudioFrame, at pts: Int64) throws(LivePushError) -> [MediaPacket] {
+        guard !finished else { return [] }
+        var out: [MediaPacket] = []
+        if let expected = expectedInput, abs(pts - expected) > Self.maxJitter {
+            try endSegment(into: &out)
+        }
+        if segment == nil { segment = (pts, 0) }
+        try resample(sound.storage.frame)
+        expectedInput = pts + sound.duration
+        while av_audio_fifo_size(fifo) >= Self.frameSamples {
+            try encodeFrame(into: &out)
+        }
+        return out
+    }
+
     /// The sound's configuration changed: what the old decoder holds is encoded on, then a
     /// decoder for `config` takes over. The Opus encoder, its segment and its stamps go on.
     func reconfigure(audioSpecificConfig config: [UInt8]) throws(LivePushError) {

@@ -48,10 +48,10 @@ public enum MediaInputFactory {
             if stream.isAAC && !options.needsAudioEncoding && !mixing {
                 audio = AudioCopyProcessor(stream: stream)
             } else {
-                audio = try AudioTranscodeProcessor(stream: stream, demuxer: demuxer, options: options, mixer: stages.mixer)
+                audio = try AudioDecodeProcessor(stream: stream, demuxer: demuxer, options: options)
             }
         } else if mixing && video != nil {
-            audio = try GeneratedAudioProcessor(options: options, mixer: stages.mixer)
+            audio = GeneratedAudioProcessor(options: options)
         }
         return try FileInput(demuxer: demuxer, video: video, audio: audio)
     }

@@ -58,6 +58,8 @@ public struct MediaPacket: Sendable {
     var picture: VideoFrame?
     /// A raw picture that skips the push's detector and filters (a slate shows what it was given).
     var isShownAsIs = false
+    /// The samples of raw sound (``rawSound(_:)``), for the push's sound encode after the clock.
+    var sound: AudioFrame?
 
     /// True for a keyframe.
     public var isKeyframe: Bool { importance == .key }
@@ -95,6 +97,20 @@ public struct MediaPacket: Sendable {
 
     /// A raw picture (``rawPicture(_:duration:keyframe:shownAsIs:)``), not yet encoded.
     var isRawPicture: Bool { kind == .video && data.isEmpty && picture != nil }
+
+    /// Sound for the push's AAC encode after the clock (``AudioEncodeStage``): an audio packet
+    /// with no coded bytes, stamped at its first sample (dts = pts), as long as its samples.
+    /// An input that decodes or makes sound yields these, so that one encode, after the clock,
+    /// serves every input and mixes the push's music once.
+    static func rawSound(_ sound: AudioFrame) -> MediaPacket {
+        var packet = MediaPacket(kind: .audio, data: [], dts: sound.timestamp, pts: sound.timestamp, duration: sound.duration,
+                                 importance: .key)
+        packet.sound = sound
+        return packet
+    }
+
+    /// Raw sound (``rawSound(_:)``), not yet encoded.
+    var isRawSound: Bool { kind == .audio && data.isEmpty && sound != nil }
 
     /// A video frame (not a sequence header).
     var isVideoFrame: Bool { kind == .video && !isSequenceHeader }

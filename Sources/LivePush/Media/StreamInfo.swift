@@ -70,6 +70,10 @@ public struct AudioTrackInfo: Sendable, Equatable {
     public var bitrate: Int
     /// AudioSpecificConfig (the FLV AAC sequence header body).
     public var audioSpecificConfig: [UInt8]
+    /// The track is raw sound (``MediaPacket/rawSound(_:)``), for the push's AAC encode after
+    /// the clock: the rate and channels are the samples', and `audioSpecificConfig` the one an
+    /// encode of them would have.
+    var yieldsRawSound = false
 
     /// Creates an audio track description.
     public init(sampleRate: Int, channels: Int, bitrate: Int, audioSpecificConfig: [UInt8]) {

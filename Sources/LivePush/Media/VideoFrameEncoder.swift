@@ -1,6 +1,6 @@
 /// Pictures in, encoded ``MediaPacket``s out, at one size and bitrate: a scaler in front of an
-/// ``VideoEncoder``. What a rendition encodes with (``RenditionStage``), and the inputs that
-/// make their own pictures (``RawFrameEncoder``).
+/// ``VideoEncoder``. What a rendition encodes with (``RenditionStage``), and the push's encode
+/// of the pictures its inputs yield (``VideoEncodeStage``).
 final class VideoFrameEncoder {
     let settings: VideoEncoderSettings
     private let encoder: VideoEncoder

@@ -155,7 +155,7 @@ final class PlayoutProgram: InputSequence, Sendable {
                                  report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) -> FailoverInput {
         var live = LiveInputOptions()
         live.slateImage = options.slateImage
-        return try FailoverInput(url: entry.source, options: live, media: mediaOptions(options), stages: stages,
+        return try FailoverInput(url: entry.source, options: live, media: mediaOptions(options),
                                  duration: MediaTime(seconds: entry.duration).duration, requiresFeed: true) { event in
             if case .lost(let error) = event {
                 report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))
@@ -222,7 +222,7 @@ final class PlayoutProgram: InputSequence, Sendable {
             return try StillInput(image: options.slateImage, video: .init(width: options.width, height: options.height,
                                                                           frameRate: options.frameRate),
                                   audio: .init(sampleRate: options.sampleRate, channels: 2),
-                                  duration: MediaTime(seconds: seconds).duration, options: Self.mediaOptions(options), mixer: stages.mixer,
+                                  duration: MediaTime(seconds: seconds).duration, options: Self.mediaOptions(options),
                                   blackWithoutImage: true)
         } catch {
             return nil

@@ -59,7 +59,7 @@ extension LivePusher {
                     ?? FrameInput.VideoFormat(width: 320, height: 240, frameRate: 25)
                 // Black only where the push has pictures: an audio-only push has no encode for them.
                 return try StillInput(image: nil, video: video, audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
-                                      duration: nil, options: fillOptions, mixer: stages.mixer, blackWithoutImage: info.video != nil)
+                                      duration: nil, options: fillOptions, blackWithoutImage: info.video != nil)
             }
         }
         return BreakSetup(director: director, open: { fill in OpeningInput.start { () throws(LivePushError) in try open(fill) } },

@@ -68,7 +68,7 @@ extension LivePusher {
         return try StillInput(image: path, video: .init(width: video.width, height: video.height,
                                                         frameRate: config.pauseImageFrameRate),
                               audio: info.audio.map { .init(sampleRate: $0.sampleRate, channels: $0.channels) },
-                              duration: nil, options: mediaOptions, mixer: mixer)
+                              duration: nil, options: mediaOptions, blackWithoutImage: false)
     }
 
     var isPushing: Bool {

@@ -2,7 +2,7 @@ extension LivePusher {
     /// The stages after the clock that the outputs need (``GraphPlan``): the renditions the app
     /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
     func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL], inputsMayChange: Bool,
-                              videoEncode: VideoEncodeStage?) throws(LivePushError) -> StagesAfterClock {
+                              videoEncode: VideoEncodeStage?, audioEncode: AudioEncodeStage?) throws(LivePushError) -> StagesAfterClock {
         if !config.outputVideo.isEmpty && info.video == nil {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
@@ -17,7 +17,7 @@ extension LivePusher {
         let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
             plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
         }
-        return StagesAfterClock(videoEncode: videoEncode, renditions: renditions, opus: opus)
+        return StagesAfterClock(videoEncode: videoEncode, audioEncode: audioEncode, renditions: renditions, opus: opus)
     }
 
     /// The push's video encode after the clock, when an input may yield raw pictures: the
@@ -46,11 +46,30 @@ extension LivePusher {
                                     clock: config.monotonicClock)
     }
 
-    /// What the outputs announce: a source that yields pictures goes out as the push's encode.
-    static func announced(_ info: StreamInfo, encodedBy videoEncode: VideoEncodeStage?) -> StreamInfo {
-        guard let videoEncode, info.video?.pictureSettings != nil else { return info }
+    /// The push's sound encode after the clock, for a push with sound: its input, a slate, an
+    /// entry or a fill may yield raw sound. One format per push: the input's own (declared by
+    /// an input that yields raw sound, else the copied track's rate and channels, AAC's rates
+    /// and at most two channels), so copied sound and raw sound after it differ in nothing a
+    /// player must reopen for. The encoder opens at the start only when the input yields raw
+    /// sound: a push that only copies holds none (``AudioEncodeStage``).
+    /// With Opus outputs (WHIP) its packets carry the mixed sound they were made from, which the
+    /// Opus encode takes (``OpusStage``).
+    func makeAudioEncodeStage(source: StreamInfo, urls: [PushURL], stages: FrameStages) throws(LivePushError) -> AudioEncodeStage? {
+        guard let audio = source.audio else { return nil }
+        let channels = min(max(audio.channels, 1), 2)
+        let rate = AACLowComplexityConfig.sampleRates.contains(audio.sampleRate) ? audio.sampleRate : 48000
+        let bitrate = audio.yieldsRawSound && audio.bitrate > 0 ? audio.bitrate : mediaOptions.resolvedAudioBitrate(channels: channels)
+        return try AudioEncodeStage(format: AudioFormat(sampleRate: rate, channels: channels), bitrate: bitrate,
+                                    mixer: stages.mixer, main: audio.yieldsRawSound,
+                                    keepsMixedSound: urls.contains { OutputNeeds(kind: $0.scheme).audio == .opus })
+    }
+
+    /// What the outputs announce: a source that yields pictures or raw sound goes out as the
+    /// push's encodes.
+    static func announced(_ info: StreamInfo, encodedBy videoEncode: VideoEncodeStage?, audioEncode: AudioEncodeStage?) -> StreamInfo {
         var announced = info
-        announced.video = videoEncode.trackInfo
+        if let videoEncode, info.video?.pictureSettings != nil { announced.video = videoEncode.trackInfo }
+        if let audioEncode, info.audio?.yieldsRawSound == true { announced.audio = audioEncode.trackInfo }
         return announced
     }
 }

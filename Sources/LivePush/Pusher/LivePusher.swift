@@ -120,7 +120,7 @@ public final class LivePusher: Sendable {
         let stages = makeStages()
         let media = mediaOptions
         if FFInputPolicy.liveProtocols(for: path) != nil {
-            let live = try FailoverInput(url: path, options: config.liveInput, media: media, stages: stages,
+            let live = try FailoverInput(url: path, options: config.liveInput, media: media,
                                          clock: config.monotonicClock) { [weak self] in
                 self?.emit(.input($0))
             }
@@ -179,8 +179,10 @@ public final class LivePusher: Sendable {
         let videoEncode = try makeVideoEncodeStage(source: source.info, slate: slate?.info,
                                                    inputsMayChange: inputsMayChange || breaks != nil, urls: urls,
                                                    channel: channel, stages: stages)
-        let info = Self.announced(source.info, encodedBy: videoEncode)
-        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange, videoEncode: videoEncode)
+        let audioEncode = try makeAudioEncodeStage(source: source.info, urls: urls, stages: stages)
+        let info = Self.announced(source.info, encodedBy: videoEncode, audioEncode: audioEncode)
+        let afterClock = try makeStagesAfterClock(for: info, urls: urls, inputsMayChange: inputsMayChange,
+                                                  videoEncode: videoEncode, audioEncode: audioEncode)
         let recorder = try config.recordPath.map { path throws(LivePushError) in
             try FLVRecorder(path: path, info: info, waitsWhenFull: config.pacing == .asFastAsPossible,
                             keepsExisting: config.recordKeepsExisting) { [weak self] error in

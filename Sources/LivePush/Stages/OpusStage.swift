@@ -1,7 +1,9 @@
 /// After the clock: the push's sound as Opus for the outputs that carry Opus (WHIP: WebRTC
-/// carries no AAC; ``OutputNeeds``). The push's AAC, already stamped on the output clock, is
-/// decoded once and encoded once (``AudioOpusTranscoder``) for all of them, on the producer,
-/// before the outputs' queues; the other outputs take the AAC as it is. A send loop only sends.
+/// carries no AAC; ``OutputNeeds``), encoded once (``AudioOpusTranscoder``) for all of them, on
+/// the producer, before the outputs' queues; the other outputs take the AAC as it is. A send
+/// loop only sends. Sound the push encodes itself (``AudioEncodeStage``) comes with the mixed
+/// frames its AAC was made from (``MediaPacket/sound``): those are resampled to 48 kHz and
+/// encoded, with no AAC decode. Copied AAC, already stamped on the output clock, is decoded.
 ///
 /// Input switches happen before the clock: a new AudioSpecificConfig reopens the decoder, never
 /// the encoder, so the Opus stream and its stamps run on. A failure (libopus missing, a stream
@@ -28,14 +30,20 @@ final class OpusStage {
                        bitrate: transcoder.bitrate, audioSpecificConfig: [])
     }
 
-    /// Takes one packet of the push's AAC (a frame or a new configuration) and hands the Opus
-    /// packets it completes to `send`, with the outputs they go to, due when the AAC was.
-    func process(_ packet: MediaPacket, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+    /// Takes one packet of the push's AAC (a frame or a new configuration), with the mixed
+    /// sound it was encoded from when the push encoded it (`sound`), and hands the Opus packets
+    /// it completes to `send`, with the outputs they go to, due when the AAC was.
+    func process(_ packet: MediaPacket, sound: AudioFrame? = nil, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
         if packet.isSequenceHeader {
             try transcoder.reconfigure(audioSpecificConfig: packet.data)
             return
         }
-        let encoded = try transcoder.transcode(packet)
+        let encoded: [MediaPacket]
+        if let sound {
+            encoded = try transcoder.transcode(sound, at: packet.pts)
+        } else {
+            encoded = try transcoder.transcode(packet)
+        }
         for var opus in encoded {
             opus.due = packet.due
             send(opus, outputs)

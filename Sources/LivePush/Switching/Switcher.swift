@@ -27,6 +27,10 @@ struct Switcher {
         /// an input that yields raw pictures goes out with. Nil: the push has none; empty: not
         /// known until the encode opens for its first pictures (it fills the header it is sent).
         var pictureConfiguration: [UInt8]? = nil
+        /// The AudioSpecificConfig of the push's sound encode after the clock
+        /// (``AudioEncodeStage``): what an input that yields raw sound goes out with. Nil: the
+        /// push has none.
+        var soundConfiguration: [UInt8]? = nil
         /// The release batch of a real-time push (``PacingGate``).
         var pacingGate = PacingGate()
         /// Called (from any thread) when the input to go on air next (the sequence's next, a
@@ -247,7 +251,9 @@ struct Switcher {
             owedHeaders.video = video
             configuration.video = video
         }
-        if let audio = info.audio?.audioSpecificConfig, audio != configuration.audio {
+        // Raw sound goes out as the push's sound encode makes it.
+        let audio = info.audio.flatMap { $0.yieldsRawSound ? setup.soundConfiguration : $0.audioSpecificConfig }
+        if let audio, audio != configuration.audio {
             owedHeaders.audio = audio
             configuration.audio = audio
         }

@@ -26,7 +26,7 @@ final class FailoverInput: MediaInput, Sendable {
     /// `duration`: the input ends after this much output (a live playout entry); nil: when stopped.
     /// `requiresFeed`: a feed that does not answer the probe fails the init instead of starting
     /// on the backup or slate.
-    init(url: String, options: LiveInputOptions, media: MediaSourceOptions, stages: FrameStages,
+    init(url: String, options: LiveInputOptions, media: MediaSourceOptions,
          duration: Duration? = nil, requiresFeed: Bool = false, clock: any MonotonicClock = SystemMonotonicClock(),
          report: @escaping @Sendable (InputEvent) -> Void) throws(LivePushError) {
         let name = FFDemuxer.redacted(url)
@@ -43,10 +43,10 @@ final class FailoverInput: MediaInput, Sendable {
         // be opened fails the init just below (BackupFile), with its own error.
         let backupDemuxer = probed == nil ? options.backup.flatMap { try? FFDemuxer(path: $0) } : nil
         let format = Self.format(of: probed ?? backupDemuxer, media: media)
-        let encoder = try RawFrameEncoder(video: .init(width: format.size.width, height: format.size.height, frameRate: format.frameRate),
-                                          audio: .init(sampleRate: format.audio.sampleRate, channels: format.audio.channels),
-                                          options: media, mixer: stages.mixer)
-        info = encoder.info
+        let frames = try RawFrameQueue(video: .init(width: format.size.width, height: format.size.height, frameRate: format.frameRate),
+                                       audio: .init(sampleRate: format.audio.sampleRate, channels: format.audio.channels),
+                                       options: media)
+        info = frames.info
         let backup = try options.backup.map { path throws(LivePushError) in try BackupFile(path: path, size: format.size, audio: format.audio) }
         let black = try VideoFrame(width: format.size.width, height: format.size.height)
         let slate = try options.slateImage.map { path throws(LivePushError) in
@@ -58,7 +58,7 @@ final class FailoverInput: MediaInput, Sendable {
         let progress = LiveInputProgress(clock: clock)
         self.feed = feed
         self.progress = progress
-        slots = Mutex(FailoverSlots(encoder: encoder, feed: feed, backup: backup, progress: progress,
+        slots = Mutex(FailoverSlots(frames: frames, feed: feed, backup: backup, progress: progress,
                                     options: options, report: report, frameDuration: MediaTime(seconds: 1 / format.frameRate).microseconds,
                                     black: black, slate: slate, end: duration.map { $0.nanoseconds / 1000 },
                                     feedAnswered: feedAnswered))

@@ -1,11 +1,12 @@
 /// The producer's side of a ``FailoverInput``: the frame slots of the output's own timeline,
 /// what each shows (``FailoverStateMachine``), its pictures handed out raw for the push's encode
-/// after the clock (``VideoEncodeStage``, with the filters) and its sound encoded. Used by the producer thread
+/// after the clock (``VideoEncodeStage``, with the filters) and its sound raw for the push's
+/// sound encode (``AudioEncodeStage``, with the music). Used by the producer thread
 /// only, so it is not Sendable: the input keeps it in a `Mutex` that only the producer takes.
 /// What other threads read or do (the figures, the position, a stop) is in the feed and in
 /// ``LiveInputProgress``.
 final class FailoverSlots {
-    private let encoder: RawFrameEncoder
+    private let frames: RawFrameQueue
     private let feed: LiveFeed
     private let backup: BackupFile?
     private let progress: LiveInputProgress
@@ -31,10 +32,10 @@ final class FailoverSlots {
     /// Monotonic µs of the output's time 0, set by the first slot.
     private var anchor: Int64?
 
-    init(encoder: RawFrameEncoder, feed: LiveFeed, backup: BackupFile?, progress: LiveInputProgress,
+    init(frames: RawFrameQueue, feed: LiveFeed, backup: BackupFile?, progress: LiveInputProgress,
          options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void, frameDuration: Int64,
          black: VideoFrame, slate: VideoFrame, end: Int64?, feedAnswered: Bool) {
-        self.encoder = encoder
+        self.frames = frames
         self.feed = feed
         self.backup = backup
         self.progress = progress
@@ -49,20 +50,20 @@ final class FailoverSlots {
     }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
-        try encoder.nextPacket(taking: generate)
+        try frames.nextPacket(taking: generate)
     }
 
     func suspend() {
-        encoder.forceKeyframe = true
+        frames.forceKeyframe = true
     }
 
     func requestKeyframe(atOrAfter time: Int64) {
-        encoder.requestKeyframe(atOrAfter: time)
+        frames.requestKeyframe(atOrAfter: time)
     }
 
     /// The next frame in timestamp order, once it is due.
-    private func generate() throws(LivePushError) -> RawFrameEncoder.Next {
-        let audioFormat = encoder.audioEncoder?.format
+    private func generate() throws(LivePushError) -> RawFrameQueue.Next {
+        let audioFormat = frames.audioFormat
         let audioTime = audioFormat.map { $0.micros(ofSamples: nextAudioSample) } ?? .max
         let isVideo = nextVideo <= audioTime
         let time = isVideo ? nextVideo : audioTime
@@ -173,7 +174,7 @@ final class FailoverSlots {
         } catch {
             announce(machine.backupFailed(error))
         }
-        let format = encoder.audioEncoder!.format
+        let format = frames.audioFormat!
         return try AudioFrame(sampleRate: format.sampleRate, channels: format.channels, sampleCount: samplesPerFrame, timestamp: time)
     }
 

@@ -1,20 +1,23 @@
 import DequeModule
 
 /// Hands out the media of the inputs that make their own frames (``FrameInput``, ``StillInput``,
-/// a live feed's slots in ``FailoverSlots``): the pictures as they are, for the push's one video
-/// encode after the clock (``VideoEncodeStage``, which also runs the filters and scales them),
-/// and the sound encoded to AAC here; in timestamp order across the two tracks (the AAC encoder
-/// holds samples until a frame is full).
-final class RawFrameEncoder {
+/// a live feed's slots in ``FailoverSlots``) as they are, for the push's encodes after the
+/// clock: the pictures for ``VideoEncodeStage`` (which also runs the filters and scales them),
+/// the sound for ``AudioEncodeStage`` (which mixes the push's music into it and encodes AAC);
+/// in timestamp order across the two tracks.
+final class RawFrameQueue {
     enum Next { case video(VideoFrame), audio(AudioFrame), end }
 
     let info: StreamInfo
     /// What the push's encode would use for these pictures (nil without video).
     let videoSettings: VideoEncoderSettings?
-    let audioEncoder: AudioAACEncoder?
+    /// The sound's format (nil without audio).
+    let audioFormat: AudioFormat?
     private var pendingVideo: Deque<MediaPacket> = []
     private var pendingAudio: Deque<MediaPacket> = []
-    private var flushed = false
+    private var ended = false
+    /// The next sound sample's time, in samples; nil before the first.
+    private var nextAudioSample: Int64?
     /// The next picture starts a GOP: the first, the first after a switch back (``MediaPacket/rawPicture(_:duration:keyframe:shownAsIs:)``).
     var forceKeyframe = true
     /// A keyframe is asked for at the first picture at or after this time (µs).
@@ -23,7 +26,7 @@ final class RawFrameEncoder {
     private let picturesShownAsIs: Bool
 
     init(video: FrameInput.VideoFormat?, audio: FrameInput.AudioFormat?, options: MediaSourceOptions,
-         mixer: AudioMixer? = nil, picturesShownAsIs: Bool = false) throws(LivePushError) {
+         picturesShownAsIs: Bool = false) throws(LivePushError) {
         guard video != nil || audio != nil else { throw LivePushError(.noUsableStream, "a frame input needs video or audio") }
         self.picturesShownAsIs = picturesShownAsIs
         var videoTrack: VideoTrackInfo?
@@ -39,43 +42,37 @@ final class RawFrameEncoder {
         }
         var audioTrack: AudioTrackInfo?
         if let audio {
-            guard audio.sampleRate > 0, (1...2).contains(audio.channels) else {
+            // The push's AAC encode takes these rates only (it refused others when it ran here).
+            guard (1...2).contains(audio.channels),
+                  let config = AACLowComplexityConfig.audioSpecificConfig(sampleRate: audio.sampleRate, channels: audio.channels) else {
                 throw LivePushError(.unsupportedCodec, "audio of \(audio.channels) channels at \(audio.sampleRate) Hz")
             }
-            let bitrate = options.resolvedAudioBitrate(channels: audio.channels)
-            let encoder = try AudioAACEncoder(format: .init(sampleRate: audio.sampleRate, channels: audio.channels),
-                                              bitrate: bitrate, mixer: mixer)
-            audioEncoder = encoder
-            audioTrack = AudioTrackInfo(sampleRate: audio.sampleRate, channels: audio.channels, bitrate: bitrate,
-                                        audioSpecificConfig: encoder.audioSpecificConfig)
+            audioFormat = AudioFormat(sampleRate: audio.sampleRate, channels: audio.channels)
+            audioTrack = AudioTrackInfo(sampleRate: audio.sampleRate, channels: audio.channels,
+                                        bitrate: options.resolvedAudioBitrate(channels: audio.channels), audioSpecificConfig: config)
+            audioTrack?.yieldsRawSound = true
         } else {
-            audioEncoder = nil
+            audioFormat = nil
         }
         info = StreamInfo(video: videoTrack, audio: audioTrack, duration: 0)
     }
 
     /// The next packet in timestamp order, taking what `take` hands over (in timestamp order)
-    /// until there is one; nil once `take` said `.end` and everything was flushed.
+    /// until there is one; nil once `take` said `.end` and everything was handed out.
     func nextPacket(taking take: () throws(LivePushError) -> Next) throws(LivePushError) -> MediaPacket? {
         while true {
-            let videoDone = videoSettings == nil || flushed
-            let audioDone = audioEncoder == nil || flushed
             if let v = pendingVideo.first, let a = pendingAudio.first {
                 return v.dts <= a.dts ? pendingVideo.popFirst() : pendingAudio.popFirst()
             }
-            // One track has nothing yet: it may still produce earlier packets (the AAC encoder
-            // holds samples), unless it is done.
-            if !pendingVideo.isEmpty && audioDone { return pendingVideo.popFirst() }
-            if !pendingAudio.isEmpty && videoDone { return pendingAudio.popFirst() }
-            if flushed { return nil }
+            // One track has nothing yet: the other waits for it (what `take` hands over next
+            // may come earlier), unless it is done.
+            if !pendingVideo.isEmpty && (audioFormat == nil || ended) { return pendingVideo.popFirst() }
+            if !pendingAudio.isEmpty && (videoSettings == nil || ended) { return pendingAudio.popFirst() }
+            if ended { return nil }
             switch try take() {
             case .video(let frame): yield(frame)
-            case .audio(let frame): try encode(frame)
-            case .end:
-                var out: [MediaPacket] = []
-                try audioEncoder?.finish(into: &out)
-                pendingAudio.append(contentsOf: out)
-                flushed = true
+            case .audio(let frame): stamp(frame)
+            case .end: ended = true
             }
         }
     }
@@ -101,6 +98,18 @@ final class RawFrameEncoder {
         keyframeAt = time
     }
 
+    /// Sound is stamped by sample count from its first frame on, as the AAC encoder that ran
+    /// here did: an app's frames stamped on arrival jitter by milliseconds, and the push's
+    /// encode after the clock takes stamps as they are (``SoundPlacement``).
+    private func stamp(_ frame: AudioFrame) {
+        guard let audioFormat else { return }
+        var sound = frame
+        let first = nextAudioSample ?? Int64(audioFormat.samples(inMicros: frame.timestamp))
+        sound.timestamp = audioFormat.micros(ofSamples: first)
+        nextAudioSample = first + Int64(frame.sampleCount)
+        pendingAudio.append(.rawSound(sound))
+    }
+
     private func yield(_ frame: VideoFrame) {
         guard let videoSettings else { return }
         var keyframe = forceKeyframe
@@ -111,16 +120,5 @@ final class RawFrameEncoder {
         forceKeyframe = false
         pendingVideo.append(.rawPicture(frame, duration: videoSettings.frameDuration, keyframe: keyframe,
                                         shownAsIs: picturesShownAsIs))
-    }
-
-    private func encode(_ frame: AudioFrame) throws(LivePushError) {
-        guard let audioEncoder else { return }
-        if audioEncoder.nextPts == nil {
-            audioEncoder.nextPts = Int64(audioEncoder.format.samples(inMicros: frame.timestamp))
-        }
-        try audioEncoder.write(frame)
-        var out: [MediaPacket] = []
-        try audioEncoder.encodeFullFrames(into: &out)
-        pendingAudio.append(contentsOf: out)
     }
 }
