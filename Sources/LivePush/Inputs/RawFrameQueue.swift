@@ -42,15 +42,13 @@ final class RawFrameQueue {
         }
         var audioTrack: AudioTrackInfo?
         if let audio {
+            let format = AudioFormat(sampleRate: audio.sampleRate, channels: audio.channels)
             // The push's AAC encode takes these rates only (it refused others when it ran here).
-            guard (1...2).contains(audio.channels),
-                  let config = AACLowComplexityConfig.audioSpecificConfig(sampleRate: audio.sampleRate, channels: audio.channels) else {
+            guard let track = AudioTrackInfo.rawSound(format, bitrate: options.resolvedAudioBitrate(channels: audio.channels)) else {
                 throw LivePushError(.unsupportedCodec, "audio of \(audio.channels) channels at \(audio.sampleRate) Hz")
             }
-            audioFormat = AudioFormat(sampleRate: audio.sampleRate, channels: audio.channels)
-            audioTrack = AudioTrackInfo(sampleRate: audio.sampleRate, channels: audio.channels,
-                                        bitrate: options.resolvedAudioBitrate(channels: audio.channels), audioSpecificConfig: config)
-            audioTrack?.yieldsRawSound = true
+            audioFormat = format
+            audioTrack = track
         } else {
             audioFormat = nil
         }

@@ -26,13 +26,7 @@ final class GeneratedAudioProcessor: AudioPacketProcessor {
 
     var isConfigured: Bool { true }
 
-    var trackInfo: AudioTrackInfo? {
-        var track = AudioTrackInfo(sampleRate: format.sampleRate, channels: format.channels, bitrate: bitrate,
-                                   audioSpecificConfig: AACLowComplexityConfig.audioSpecificConfig(sampleRate: format.sampleRate,
-                                                                                       channels: format.channels) ?? [])
-        track.yieldsRawSound = true
-        return track
-    }
+    var trackInfo: AudioTrackInfo? { .rawSound(format, bitrate: bitrate) }
 
     func process(_ packet: UnsafeMutablePointer<AVPacket>, into out: inout [MediaPacket]) throws(LivePushError) {}
 

@@ -82,6 +82,20 @@ public struct AudioTrackInfo: Sendable, Equatable {
         self.bitrate = bitrate
         self.audioSpecificConfig = audioSpecificConfig
     }
+
+    /// The track of an input that yields raw sound in `format`, announced with the
+    /// AudioSpecificConfig the push's AAC encode of it will have; nil for a format AAC-LC
+    /// cannot carry (more than two channels, a rate it has no index for).
+    static func rawSound(_ format: AudioFormat, bitrate: Int) -> AudioTrackInfo? {
+        guard (1...2).contains(format.channels),
+              let config = AACLowComplexityConfig.audioSpecificConfig(sampleRate: format.sampleRate, channels: format.channels) else {
+            return nil
+        }
+        var track = AudioTrackInfo(sampleRate: format.sampleRate, channels: format.channels, bitrate: bitrate,
+                                   audioSpecificConfig: config)
+        track.yieldsRawSound = true
+        return track
+    }
 }
 
 /// An input: what the push reads its compressed packets from (a file, a clip, a live feed,
