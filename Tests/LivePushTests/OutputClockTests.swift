@@ -45,6 +45,27 @@ final class OutputClockTests: XCTestCase {
         XCTAssertEqual(late.pts, secondEnd, "a late-starting input starts at once")
     }
 
+    /// Raw sound decoded in whole blocks runs past the last picture at a switch: the next input
+    /// starts where the pictures end (no hole in them; the sound encode cuts the overlap), but
+    /// after copied sound, which nothing can cut.
+    func testTheNextSegmentStartsWhereThePicturesEndWhenOnlyRawSoundRunsPast() throws {
+        var clock = OutputClock(info: info)
+        clock.beginSegment(start: MediaStart(presentation: 0, decode: 0))
+        _ = clock.stamp(packet(.video, 0))  // pictures end at 40 ms
+        let block = try AudioFrame(sampleRate: 48_000, channels: 2, sampleCount: 1024, timestamp: 30_000)
+        _ = clock.stamp(.rawSound(block))  // sound ends at 51.3 ms
+        XCTAssertEqual(clock.audioEnd, 30_000 + 21_333)
+        XCTAssertEqual(clock.end, 40_000, "the pictures' end, not the raw sound's")
+        clock.beginSegment(start: MediaStart(presentation: 0, decode: 0))
+        XCTAssertEqual(clock.stamp(packet(.video, 0)).pts, 40_000, "the next input's first picture follows the last")
+
+        var copied = OutputClock(info: info)
+        copied.beginSegment(start: MediaStart(presentation: 0, decode: 0))
+        _ = copied.stamp(packet(.video, 0))
+        _ = copied.stamp(packet(.audio, 30_000))
+        XCTAssertEqual(copied.end, 30_000 + 21_333, "copied sound is never overlapped")
+    }
+
     func testDecodeTimeNeverGoesBackwardsPerTrackAndPresentationNeverPrecedesIt() {
         var clock = OutputClock(info: info)
         _ = clock.stamp(packet(.video, 80_000))

@@ -27,8 +27,17 @@ struct OutputClock: Sendable {
     /// Where each track's stamped media ends (presentation), output time.
     private(set) var videoEnd = Int64.min
     private(set) var audioEnd = Int64.min
-    /// Where everything stamped so far ends: the next segment starts here.
-    var end: Int64 { max(0, videoEnd, audioEnd) }
+    /// Where everything stamped so far ends: the next segment starts here. Raw sound that runs
+    /// past the pictures by part of its last block does not push the next segment later: an
+    /// input decodes whole blocks (1024 samples of AAC, 1152 of MP3), so its sound always ends
+    /// a little past its last picture at a switch, and the next input would start after a
+    /// hole in the pictures of up to a block. The next segment starts where the pictures end
+    /// instead, and the sound encode after the clock cuts the overlap (``SoundPlacement``), as
+    /// an encoder before the clock dropped the samples it still held. Copied sound cannot be
+    /// cut: the next segment starts after it.
+    var end: Int64 { max(0, videoEnd, videoEnd == .min ? audioEnd : audioEnd - rawSoundTail) }
+    /// The duration of the last sound stamped, when it was raw (else 0): what may overhang.
+    private var rawSoundTail: Int64 = 0
     private var lastVideoDTS = Int64.min
     private var lastAudioDTS = Int64.min
     private let fallbackVideoDuration: Int64
@@ -75,7 +84,12 @@ struct OutputClock: Sendable {
         if packet.kind == .video { lastVideoDTS = out.dts } else { lastAudioDTS = out.dts }
         let duration = packet.duration > 0 ? packet.duration
             : (packet.kind == .video ? fallbackVideoDuration : fallbackAudioDuration)
-        if packet.kind == .video { videoEnd = max(videoEnd, out.pts + duration) } else { audioEnd = max(audioEnd, out.pts + duration) }
+        if packet.kind == .video {
+            videoEnd = max(videoEnd, out.pts + duration)
+        } else {
+            audioEnd = max(audioEnd, out.pts + duration)
+            rawSoundTail = packet.isRawSound ? duration : 0
+        }
         return out
     }
 
