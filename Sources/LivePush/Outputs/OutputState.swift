@@ -230,7 +230,9 @@ struct OutputState {
     /// Counts a packet that was written.
     mutating func record(_ sent: SentPacket, now: Int64) {
         stats.bytesSent += Int64(sent.bytes)
-        stats.mediaTimeSent = max(stats.mediaTimeSent, sent.dts)
+        // Frames only: a sequence header or a cue carries the time of what it precedes, and may
+        // go out ahead of it (a splice's cue when the input before it ends).
+        if sent.countsAs != .other { stats.mediaTimeSent = max(stats.mediaTimeSent, sent.dts) }
         if sent.due != .min { stats.sendLateness.record(now - sent.due) }
         secondBytes += Int64(sent.bytes)
         switch sent.countsAs {

@@ -2,7 +2,8 @@
 public struct PushStats: Sendable, Equatable {
     /// Wall time since the push started.
     public var elapsed: Duration = .zero
-    /// Output media time of the last packet sent, microseconds.
+    /// Output media time of the latest audio or video frame sent, microseconds (sequence
+    /// headers and cues, which may go out ahead of the frames they precede, do not count).
     public var mediaTimeSent: Int64 = 0
     /// Duration of one pass over the source, microseconds (0 when unknown).
     public var sourceDuration: Int64 = 0
