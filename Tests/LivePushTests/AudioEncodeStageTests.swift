@@ -68,6 +68,22 @@ final class AudioEncodeStageTests: XCTestCase {
         XCTAssertEqual(after.map(\.pts), after.map(\.pts).sorted())
     }
 
+    /// The mixer is attached while raw sound is on air and let go once copied sound follows,
+    /// so the pusher refuses music that nothing would mix in (it checks the attachment), and
+    /// attaches again with the next raw sound.
+    func testTheMixerIsHeldOnlyWhileRawSoundIsOnAir() throws {
+        let mixer = AudioMixer()
+        let stage = try AudioEncodeStage(format: format, bitrate: 128_000, mixer: mixer, main: false)
+        XCTAssertFalse(mixer.isAttached, "a push that copies its sound holds no lease")
+        _ = try run(stage, try (0..<3).map { try sound(at: Int64($0) * frame) })
+        XCTAssertTrue(mixer.isAttached, "raw sound on air (a slate, an alternate)")
+        let copied = MediaPacket(kind: .audio, data: [0x21, 0x10, 0x04], dts: 100_000, pts: 100_000, duration: frame, importance: .key)
+        _ = try run(stage, [copied])
+        XCTAssertFalse(mixer.isAttached, "copied sound back on air")
+        _ = try run(stage, [try sound(at: 200_000)])
+        XCTAssertTrue(mixer.isAttached)
+    }
+
     /// Raw sound of another rate and channel count (a slate's) is converted to the push's
     /// format: it comes out at the push's rate, on time, and the header stays the push's.
     func testSoundOfAnotherFormatIsConverted() throws {

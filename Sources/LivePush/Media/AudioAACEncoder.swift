@@ -9,7 +9,7 @@ final class AudioAACEncoder {
     let format: AudioFormat
     let bitrate: Int
     let audioSpecificConfig: [UInt8]
-    private var encoder: FFEncoder
+    private let encoder: FFEncoder
     private let fifo: OpaquePointer
     private let mixer: AudioMixer?
     private let lease: AudioMixerLease?
@@ -98,14 +98,6 @@ final class AudioAACEncoder {
         if rest > 0 { try encodeFrame(samples: rest, into: &out) }
         try encoder.send(nil)
         try drain(into: &out)
-    }
-
-    /// A new timeline (the source was rewound): encoders cannot restart theirs, a new one is cheap.
-    func reset() throws(LivePushError) {
-        av_audio_fifo_reset(fifo)
-        nextPts = nil
-        mixedSound.removeAll()
-        encoder = try Self.makeEncoder(format: format, bitrate: bitrate)
     }
 
     /// Encodes `samples` samples from the FIFO, padded with silence to a whole frame, after

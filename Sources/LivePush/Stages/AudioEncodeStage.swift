@@ -35,8 +35,9 @@ final class AudioEncodeStage {
     /// follows copied sound of another configuration.
     let audioSpecificConfig: [UInt8]
     private let mixer: AudioMixer?
-    /// Nil until raw sound comes (or from the start for a push whose input yields it); kept
-    /// for the push's life (it holds the mixer's lease), reset after copied sound.
+    /// Nil until raw sound comes (or from the start for a push whose input yields it), and
+    /// again once copied sound follows: it holds the mixer's lease, so music can be started
+    /// only while raw sound is on air (``LivePusher`` refuses it while the sound is copied).
     private var encoder: AudioAACEncoder?
     /// Raw sound went in since the last drain: the encoder may hold some.
     private var holdsSamples = false
@@ -121,13 +122,14 @@ final class AudioEncodeStage {
     }
 
     /// What the encoder holds goes out (its tail padded to a frame); a drained encoder cannot
-    /// go on, so a fresh one (same mixer lease) takes the next raw sound on a new timeline.
+    /// go on, so it goes with its mixer lease, and a fresh one takes the next raw sound on a
+    /// new timeline.
     private func drain(due: Int64, send: (MediaPacket) throws(LivePushError) -> Void) throws(LivePushError) {
         holdsSamples = false
         guard let encoder else { return }
         encoded.removeAll(keepingCapacity: true)
         try encoder.finish(into: &encoded)
-        try encoder.reset()
+        self.encoder = nil
         placement.reset()
         try hand(encoded, due: due, send: send)
         encoded.removeAll(keepingCapacity: true)
