@@ -57,6 +57,9 @@ final class FailoverTests: NginxTestCase {
         let listener = try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i", feedPath,
                                                                       "-c", "copy", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=listener"])
         defer { kill(listener.processIdentifier, SIGKILL) }
+        // The feed is there before the push calls it: on a busy machine ffmpeg may bind its
+        // port after the first call, and the push would start on the slate (`inputLost`).
+        XCTAssertTrue(SRTListener.awaitUDPPortBound(port), "ffmpeg never listened on UDP \(port)")
         let cli = try RunningCLI(["push", "srt://127.0.0.1:\(port)?mode=caller", server.url(stream: stream), "--json",
                                   "--stats-interval", "0.2"] + extra)
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }

@@ -42,14 +42,20 @@ final class SRTListener {
     /// Waits (bounded) until the listener's UDP port is bound, so that a caller's first
     /// handshake is not lost.
     private func awaitBound() throws {
+        guard Self.awaitUDPPortBound(port) else { throw XCTSkip("srt-live-transmit did not bind UDP port \(port)") }
+    }
+
+    /// Waits (at most 10 s) until something on this machine has bound UDP `port`: an SRT
+    /// listener that a caller may now reach. False if nothing did.
+    static func awaitUDPPortBound(_ port: UInt16) -> Bool {
         let hex = String(format: ":%04X", port)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
-            if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return }
+            if table.split(separator: "\n").contains(where: { $0.split(separator: " ").dropFirst().first?.hasSuffix(hex) == true }) { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        throw XCTSkip("srt-live-transmit did not bind UDP port \(port)")
+        return false
     }
 
     /// Waits until the listener has ended (its caller closed), at most `timeout`; true if it did.
