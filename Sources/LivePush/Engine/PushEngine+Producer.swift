@@ -94,7 +94,7 @@ extension PushEngine {
 
     /// The push ends with the source's error (``PushControl`` stops the outputs).
     private func fail(_ error: LivePushError) {
-        try? receive(.sourceFailed(error))
+        receiveNeverRefused(.sourceFailed(error))
     }
 
     /// Takes the queued commands and acts on them; false on stop.

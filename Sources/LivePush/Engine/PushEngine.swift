@@ -66,8 +66,7 @@ final class PushEngine: Sendable {
             if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
-                // An output's report is never refused.
-                try? forward.session?.receive(.output(id: id, outputSignal))
+                forward.session?.receiveNeverRefused(.output(id: id, outputSignal))
             }
             output.isURLExpired = isURLExpired
             outputs.append(output)
@@ -102,15 +101,20 @@ final class PushEngine: Sendable {
     /// Where the push is (``PushControl`` decides it).
     var pushState: PushState { state.withLock { $0.control.state } }
 
-    /// Stops the push without asking whether it may (the pusher went away).
+    /// Stops the push without asking whether it may (the pusher went away): a stop refused
+    /// because the push is already ending or over has nothing left to do.
     func requestStop() { try? receive(.stop) }
 
     /// The URL of the first output for every later connect (a refreshed auth_key).
-    func updateURL(_ newURL: PushURL) { try? receive(.updateURL(newURL)) }
+    func updateURL(_ newURL: PushURL) { receiveNeverRefused(.updateURL(newURL)) }
 
     /// Queues a command for the producer (see ``EngineCommand``): the one way a control
     /// reaches the push's media (a pause holds the outputs' queues once the producer takes it).
-    func send(_ command: EngineCommand) { try? receive(.command(command)) }
+    func send(_ command: EngineCommand) { receiveNeverRefused(.command(command)) }
+
+    /// A message that is never refused: only an app's start, pause, resume, stop and reconnect
+    /// can be (``PushControl/apply(_:)`` throws for nothing else), so there is no error to drop.
+    func receiveNeverRefused(_ message: EngineMessage) { try? receive(message) }
 
     /// Everything from outside the producer comes here: ``PushControl`` decides it, under the
     /// engine's lock, one message at a time, and the events it decides are emitted before that
@@ -145,6 +149,7 @@ final class PushEngine: Sendable {
     /// The push's last message, from its pusher once it took the final figures: the final
     /// state and `stopped` are emitted. Returns what is emitted once the app's streams ended.
     func close(finalStats: PushStats) -> [PushEvent] {
+        // Never refused (see ``receiveNeverRefused(_:)``).
         (try? decide(.close(finalStats: finalStats)))?.actions.afterStreamsEnd ?? []
     }
 
