@@ -46,8 +46,17 @@ extension PushEngine {
         }
     }
 
-    /// Hands a coded packet on (``deliver(_:through:)``).
+    /// Hands a coded packet on (``deliver(_:through:)``), after the first coded sound at the
+    /// start of a push that encodes it (``FirstSoundGate``).
     private func deliverCoded(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
+        if let gate = afterClock.firstSound, !gate.isOpen {
+            try gate.admit(carrying) { (packet: MediaPacket) throws(LivePushError) in try deliverInOrder(packet, through: afterClock) }
+        } else {
+            try deliverInOrder(carrying, through: afterClock)
+        }
+    }
+
+    private func deliverInOrder(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         var packet = carrying
         packet.picture = nil
         packet.sound = nil
@@ -67,6 +76,7 @@ extension PushEngine {
     func finish(_ afterClock: StagesAfterClock) throws(LivePushError) {
         try afterClock.videoEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         try afterClock.audioEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
+        try afterClock.firstSound?.finish { (packet: MediaPacket) throws(LivePushError) in try deliverInOrder(packet, through: afterClock) }
         try afterClock.renditions?.finish(send: push)
         try afterClock.opus?.finish(send: push)
     }

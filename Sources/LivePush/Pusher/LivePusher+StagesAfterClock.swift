@@ -17,7 +17,9 @@ extension LivePusher {
         let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
             plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
         }
-        return StagesAfterClock(videoEncode: videoEncode, audioEncode: audioEncode, renditions: renditions, opus: opus)
+        let firstSound = info.video != nil && audioEncode?.encodesFromStart == true ? FirstSoundGate() : nil
+        return StagesAfterClock(videoEncode: videoEncode, audioEncode: audioEncode, renditions: renditions, opus: opus,
+                                firstSound: firstSound)
     }
 
     /// The push's video encode after the clock, when an input may yield raw pictures: the

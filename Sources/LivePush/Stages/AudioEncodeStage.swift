@@ -49,6 +49,8 @@ final class AudioEncodeStage {
 
     /// Each coded packet carries the mixed sound it was encoded from (the push has Opus outputs).
     private let keepsMixedSound: Bool
+    /// The push's input yields raw sound: the push's first sound comes out of this encode.
+    let encodesFromStart: Bool
 
     /// `main`: the push's input itself yields raw sound (the encoder opens now: the push will
     /// need it at once, and the mixer attaches before the first frame, as it did with the input).
@@ -63,6 +65,7 @@ final class AudioEncodeStage {
         self.bitrate = bitrate
         self.mixer = mixer
         self.keepsMixedSound = keepsMixedSound
+        encodesFromStart = main
         audioSpecificConfig = config
         // Inputs stamp their sound by sample count (contiguous to a sample), so a difference
         // of more than a resampler's delay or µs rounding is a gap or an overlap the clock made:

@@ -9,4 +9,7 @@ struct StagesAfterClock {
     var renditions: RenditionStage?
     /// The sound of the outputs that carry Opus (WHIP); nil: every output takes the push's AAC.
     var opus: OpusStage?
+    /// Holds the first pictures until the push's first coded sound; nil: the push's sound is
+    /// not encoded from the start (copied, or none), so the clock's order stands.
+    var firstSound: FirstSoundGate?
 }
