@@ -18,7 +18,7 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Argument(help: "The schedule (JSON).")
     var schedule: String
 
-    @Argument(help: "rtmp:// or rtmps:// URLs; several push the same channel to each.")
+    @Argument(help: "rtmp:// or rtmps:// URLs, srt://HOST:PORT, or file:///DIR/NAME.m3u8 (HLS, with its breaks as cue tags; ?hls_time=SECONDS&hls_list_size=N); several push the same channel to each.")
     var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")

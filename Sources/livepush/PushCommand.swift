@@ -23,7 +23,7 @@ struct PushCommand: AsyncParsableCommand {
     @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska), or a live feed's URL (rtmp(s)://, srt://, http(s)://, udp://, rtp://; see --backup).")
     var file: String
 
-    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name; several push the same stream to each (simulcast). Omit to use the embedded receiver.")
+    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name, srt://HOST:PORT, http(s):// WHIP endpoints, or file:///DIR/NAME.m3u8 (HLS: segments and playlist written in DIR; ?hls_time=SECONDS&hls_list_size=N, 0 keeps every segment); several push the same stream to each (simulcast). Omit to use the embedded receiver.")
     var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")

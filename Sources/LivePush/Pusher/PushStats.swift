@@ -105,7 +105,7 @@ public struct OutputStats: Sendable, Equatable {
     public var queuedDuration: Int64
     /// How late this output wrote packets to its socket, against the output clock.
     public var sendLateness: PacingLateness
-    /// The output's kind, from its URL's scheme: `rtmp`, `rtmps`, `srt` or `whip`.
+    /// The output's kind, from its URL: `rtmp`, `rtmps`, `srt`, `whip` or `hls`.
     public var kind: String = "rtmp"
     /// An SRT output's link, as SRT measures it (RTT, loss, retransmissions); nil for RTMP.
     public var srt: SRTLinkStats?
