@@ -36,9 +36,35 @@ final class HLSURLTests: XCTestCase {
         XCTAssertFalse(OutputKind.whip.carriesSpliceSections)
     }
 
-    func testHLSUploadIsRefusedUntilItIsWritten() {
-        XCTAssertThrowsError(try PushURL("https://origin.example.com/live/index.m3u8")) { error in
-            XCTAssertEqual((error as? LivePushError)?.code, .outputSettingsInvalid)
+    func testAnHTTPPlaylistURLIsAnUploadWithTheOriginsOwnQuery() throws {
+        let url = try PushURL("https://origin.example.com:8443/live/ch1/index.m3u8?hls_time=1&sig=abc")
+        XCTAssertTrue(url.isHLS)
+        XCTAssertFalse(url.isWHIP)
+        XCTAssertEqual(OutputKind(url), .hls)
+        XCTAssertEqual(url.app, "/live/ch1")
+        XCTAssertEqual(url.streamName, "index.m3u8")
+        XCTAssertEqual(url.port, 8443)
+        XCTAssertEqual(url.hlsOptions?.targetDuration, 1_000_000)
+        XCTAssertEqual(url.hlsOptions?.originQuery, "sig=abc")
+        XCTAssertEqual(try PushURL("http://o/index.m3u8").app, "/")
+        XCTAssertThrowsError(try PushURL("https://o/live/index.m3u8?hls_tme=1")) { error in
+            XCTAssertEqual((error as? LivePushError)?.code, .invalidURL)
+        }
+    }
+
+    func testATokenNeverGoesOverCleartextHTTP() throws {
+        let store = HLSHTTPStore(playlist: try PushURL("http://o/live/index.m3u8"), token: "secret-token", tls: TLSOptions(),
+                                 timeout: .seconds(1))
+        XCTAssertThrowsError(try store.check()) { error in
+            XCTAssertEqual((error as? LivePushError)?.code, .hlsWriteFailed)
+            XCTAssertFalse("\(error)".contains("secret-token"))
+        }
+        XCTAssertNoThrow(try HLSHTTPStore(playlist: try PushURL("http://o/live/index.m3u8"), token: nil, tls: TLSOptions(),
+                                          timeout: .seconds(1)).check())
+        let injected = HLSHTTPStore(playlist: try PushURL("https://o/live/index.m3u8"), token: "a\r\nX-Evil: 1", tls: TLSOptions(),
+                                    timeout: .seconds(1))
+        XCTAssertThrowsError(try injected.check()) { error in
+            XCTAssertEqual((error as? LivePushError)?.code, .tokenInvalid)
         }
     }
 

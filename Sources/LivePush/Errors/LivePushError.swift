@@ -110,7 +110,7 @@ extension LivePushError {
         // LivePush: outputs other than the RTMP connection (0x300303xx)
         /// The local recording could not be written; the push goes on without it.
         case recordFailed = 0x3003_0301
-        /// An HLS output's segment or playlist could not be stored (its file:// directory); the output reconnects by its policy and writes it again.
+        /// An HLS output's segment or playlist could not be stored (its file:// directory, or the origin it uploads to); the output reconnects by its policy and writes it again.
         case hlsWriteFailed = 0x3003_0302
         // LivePush: playout (0x300304xx)
         /// The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed.

@@ -1,8 +1,8 @@
 /// A validated push URL: `rtmp://` or `rtmps://` (with an app and a stream name), `srt://`
 /// (a host and a port, with FFmpeg's srt URL options in the query, see ``SRTURLOptions``),
 /// `http(s)://` (a WHIP endpoint), or an HLS output: a URL whose path ends in `.m3u8`,
-/// `file:///dir/name.m3u8` (FFmpeg's hls options in the query: `hls_time`, `hls_list_size`,
-/// `hls_segment_type`).
+/// `file:///dir/name.m3u8` or `https://origin/dir/name.m3u8` (uploaded with PUT), FFmpeg's hls
+/// options in the query: `hls_time`, `hls_list_size`, `hls_segment_type`.
 ///
 /// librtmp's own parser is lenient (it accepts a host with a space, a missing stream name)
 /// and then fails late with a vague error; validating here gives the user the
@@ -114,8 +114,16 @@ public struct PushURL: Sendable, Equatable, CustomStringConvertible, CustomRefle
 
         let path = components.dropFirst().filter { !$0.isEmpty }.map(String.init)
         if scheme == .http || scheme == .https, Self.namesPlaylist(path.last) {
-            throw LivePushError(.outputSettingsInvalid,
-                                "HLS upload (HTTP PUT to \(Redaction.redactStreamKey(string))) is not written yet; write to a file:///dir/name.m3u8")
+            // An HLS output uploaded to an origin: its directory and playlist name, as for file://.
+            _ = try HLSOptions(query: query, keepsOthers: true)
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            app = "/" + path.dropLast().joined(separator: "/")
+            streamName = path[path.count - 1]
+            self.query = query
+            rawValue = string
+            return
         }
         if scheme == .http || scheme == .https {
             // A WHIP endpoint: its path is the resource the offer is posted to.

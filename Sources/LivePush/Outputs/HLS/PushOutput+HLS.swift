@@ -5,8 +5,11 @@ extension PushOutput {
     /// (``PushConfig/cueFormat(forOutput:)``), and the push's wall-clock start, read once here
     /// (the segments' `#EXT-X-PROGRAM-DATE-TIME` count from it).
     static func hlsWriter(for url: PushURL, id: Int, config: PushConfig) -> HLSWriter? {
-        guard url.isHLS, let options = url.hlsOptions, url.scheme == .file else { return nil }
-        return HLSWriter(store: HLSFileStore(directory: url.app), playlistName: url.streamName, options: options,
+        guard url.isHLS, let options = url.hlsOptions else { return nil }
+        let store: any HLSStore = url.scheme == .file
+            ? HLSFileStore(directory: url.app)
+            : HLSHTTPStore(playlist: url, token: config.hlsToken, tls: config.tls, timeout: config.connectTimeout)
+        return HLSWriter(store: store, playlistName: url.streamName, options: options,
                          forms: HLSCueTags.Forms(config.cueFormat(forOutput: id)), wallStart: config.wallClock.nowMicroseconds)
     }
 }
