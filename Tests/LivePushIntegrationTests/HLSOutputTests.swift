@@ -50,6 +50,16 @@ final class HLSOutputTests: XCTestCase {
         XCTAssertEqual(playlist.mediaSequence, 0)
         XCTAssertEqual(playlist.targetDuration, Int((playlist.segments.map(\.duration).max() ?? 0).rounded(.up)))
         XCTAssertEqual(playlist.totalDuration, 28, accuracy: 0.5, "the schedule's length")
+        // The output's figures in the last stats: every segment, no splice moved (the inputs start a keyframe at each).
+        let stopped = result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["event"] as? String == "stopped" }
+        let output = ((stopped?["stats"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first
+        XCTAssertEqual(output?["kind"] as? String, "hls")
+        let figures = output?["hls"] as? [String: Any]
+        XCTAssertEqual(figures?["segments"] as? Int, playlist.segments.count, "\(String(describing: output))")
+        XCTAssertEqual(figures?["splicesMoved"] as? Int, 0)
+        XCTAssertEqual(figures?["filesWritten"] as? Int, 2 * playlist.segments.count, "each segment, then its playlist")
         // Every file the playlist lists is there, and nothing else is (no temporary file left).
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: hls.path))
         XCTAssertEqual(files, Set(playlist.segments.map(\.uri) + ["index.m3u8"]))

@@ -227,13 +227,14 @@ final class PushOutput: Sendable {
     /// This output's figures for ``PushStats/outputs``.
     func outputStats() -> OutputStats {
         let now = clock.now().microseconds
+        let hlsStats = hls?.figures.stats
         return state.withLock { state in
             let s = state.snapshot(now: now)
             return OutputStats(id: id, url: state.url.redacted, isConnected: state.connected, bytesSent: s.bytesSent,
                                videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                                droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
                                kind: kind.rawValue, srt: state.link, webrtc: state.webRTCLink,
-                               reconnects: state.reconnectsBegun, sendLoop: state.lastLoopIndex)
+                               reconnects: state.reconnectsBegun, sendLoop: state.lastLoopIndex, hls: hlsStats)
         }
     }
 

@@ -116,6 +116,8 @@ public struct OutputStats: Sendable, Equatable {
     /// The send loop that served it last (its place in the pool), nil before it published:
     /// outputs on one loop share its thread (internal: tests compare the outputs sharing one).
     var sendLoop: Int?
+    /// An HLS output's segments and store (nil for the others).
+    public var hls: HLSOutputStats?
 }
 
 /// One rendition's figures (see ``PushStats/renditions``).

@@ -44,7 +44,7 @@ final class HLSConnection: OutputConnection {
 
     func send(_ message: Message) throws(LivePushError) {
         guard !message.writes.isEmpty else { return }
-        writer.enqueue(message.writes)
+        writer.enqueue(message.writes, streamFigures: stream.figures)
         bytesSent += wireBytes(of: message)
     }
 

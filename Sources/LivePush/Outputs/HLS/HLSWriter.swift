@@ -107,10 +107,11 @@ final class HLSWriter: Sendable {
 
     // MARK: The send loop's side
 
-    /// Queues writes; a job writes them.
-    func enqueue(_ writes: [HLSWrite]) {
+    /// Queues writes; a job writes them. `streamFigures`: the stream's, as of these writes.
+    func enqueue(_ writes: [HLSWrite], streamFigures: HLSFigures? = nil) {
         guard !writes.isEmpty else { return }
         let stalled = queue.withLock { queue in
+            if let streamFigures { queue.figures.stream = streamFigures }
             queue.writes.append(contentsOf: writes)
             queue.bytes += writes.reduce(0) { $0 + $1.byteCount }
             queue.figures.mostQueuedBytes = max(queue.figures.mostQueuedBytes, queue.bytes)
