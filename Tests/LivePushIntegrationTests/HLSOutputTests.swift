@@ -161,4 +161,38 @@ final class HLSOutputTests: XCTestCase {
         try assertDecodes(server.url("live.m3u8"))
         await server.stop()
     }
+
+    /// A source's own SCTE-35, passed on (no alternate content: the break is not taken, its cues
+    /// go on): a copied TS with 1 s GOPs says out at 4.5 s for 3 s and back at 7.5 s. Neither
+    /// has a keyframe, so each segment starts at the next one (5 s, 8 s), the tags and the
+    /// section move with it, and the stats count two moved splices.
+    func testASourcesCuesPassOnAndMoveToTheNextKeyframeOfACopiedStream() throws {
+        let cued = try CuedTestMedia.make(in: dir, main: .a, seconds: 8, then: .b, for: 4,
+                                          cues: [.init(eventID: 21, at: 4.5, duration: 3), .init(eventID: 21, at: 7.5, duration: nil)])
+        let hls = try makeHLSDirectory()
+        let result = try LivePushCLI.run(["push", cued, "file://\(hls.path)/index.m3u8?hls_time=2&hls_list_size=0", "--fast", "--json"],
+                                         timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let playlist = try HLSTestPlaylist(path: hls.appendingPathComponent("index.m3u8").path)
+        print("HLSOutputTests passed-on cues: \(playlist.segments.map { ($0.uri, $0.start, $0.duration, $0.tags) })")
+        let out = try XCTUnwrap(playlist.segments.first { $0.tag("#EXT-X-CUE-OUT:") != nil }, "a CUE-OUT")
+        XCTAssertEqual(out.start, 5, accuracy: 0.04, "at the keyframe after the splice")
+        XCTAssertEqual(out.tag("#EXT-X-CUE-OUT:DURATION=").flatMap(Double.init) ?? -1, 3, accuracy: 0.05)
+        let back = try XCTUnwrap(playlist.segments.first { $0.tags.contains("#EXT-X-CUE-IN") }, "a CUE-IN")
+        XCTAssertEqual(back.start, 8, accuracy: 0.04)
+        let sections = [out, back].compactMap { $0.tag("#EXT-OATCLS-SCTE35:") }
+        let decoded = try PythonTools.threefive(sections)
+        XCTAssertEqual(decoded.count, 2)
+        for (cue, (time, isOut)) in zip(decoded, [(5.0, true), (8.0, false)]) {
+            let command = cue["command"] as? [String: Any]
+            XCTAssertEqual(command?["name"] as? String, "Splice Insert")
+            XCTAssertEqual(command?["out_of_network_indicator"] as? Bool, isOut)
+            XCTAssertEqual(command?["pts_time"] as? Double ?? -1, time, accuracy: 0.04, "moved with the cut")
+        }
+        let stopped = result.stdoutString.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.last { $0["event"] as? String == "stopped" }
+        let output = ((stopped?["stats"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first
+        XCTAssertEqual((output?["hls"] as? [String: Any])?["splicesMoved"] as? Int, 2, "\(String(describing: output))")
+    }
 }

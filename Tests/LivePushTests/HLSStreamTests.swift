@@ -81,6 +81,24 @@ final class HLSStreamTests: XCTestCase {
         XCTAssertFalse(listing.contains("index0.ts"))
     }
 
+    func testASpliceWithoutAKeyframeMovesToTheNextOneAndItsSectionSaysSo() throws {
+        var stream = try self.stream("hls_time=4&hls_list_size=0", forms: .oatcls)
+        // Keyframes every second; the break at 1.4 s has none: it moves to 2 s.
+        let out = AdCue(eventID: 8, outOfNetwork: true, spliceTime: 1_400_000, duration: 3_000_000, sendAt: 1_000_000)
+        var writes = feed(&stream, seconds: 3, cues: [25: out])
+        writes += stream.finish()
+        XCTAssertEqual(stream.figures.splicesMoved, 1)
+        let lines = try XCTUnwrap(playlists(writes).last).components(separatedBy: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("#EXTINF:") }, ["#EXTINF:2.000,", "#EXTINF:1.000,"])
+        let tag = try XCTUnwrap(lines.first { $0.hasPrefix("#EXT-OATCLS-SCTE35:") })
+        XCTAssertEqual(lines[try XCTUnwrap(lines.firstIndex(of: tag)) + 3], "index1.ts")
+        let section = try SpliceInfoSection(parsing: [UInt8](try XCTUnwrap(Data(base64Encoded: String(tag.dropFirst(19))))))
+        guard case .insert(let insert) = section.command else { return XCTFail("\(section.command)") }
+        XCTAssertEqual(insert.spliceTime, 2 * 90_000, "moved to the keyframe")
+        XCTAssertEqual(insert.breakDuration, 3 * 90_000)
+        XCTAssertEqual(section.ptsAdjustment, TSClock.ticks90kHz(0))
+    }
+
     func testABreakCutsTheSegmentsAtItsSplicesAndTagsThem() throws {
         var stream = try self.stream("hls_time=1&hls_list_size=0")
         let out = AdCue(eventID: 5, outOfNetwork: true, spliceTime: 1_400_000, duration: 2_600_000, sendAt: 1_400_000)

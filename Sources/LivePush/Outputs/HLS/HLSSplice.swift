@@ -40,6 +40,20 @@ struct HLSSplice: Sendable, Equatable {
                   duration: cue.opensBreak ? cue.duration : nil, section: section.encoded())
     }
 
+    /// The splice moved to output time `time`: a copied source had no keyframe at it, and the
+    /// segment starts at the next one. The section says so too (its splice time, on the TS
+    /// timeline as ever), so that a player placing the cue by it lands on the segment's start.
+    func moved(to time: Int64) -> HLSSplice {
+        var moved = self
+        moved.time = time
+        if let parsed = try? SpliceInfoSection(parsing: section) {
+            var restamped = parsed.restamped(toTicks: AdCue.ticks(time))
+            restamped.ptsAdjustment = TSClock.ticks90kHz(0)
+            moved.section = restamped.encoded()
+        }
+        return moved
+    }
+
     /// Whether `other` announces the same splice (a break known ahead is announced twice with
     /// the same splice_event_id: ahead, and at the splice).
     func isSameSplice(as other: HLSSplice) -> Bool {

@@ -105,7 +105,9 @@ struct HLSStream: Sendable {
         if let open { writes = complete(open, end: start.time) }
         if start.lateBy > 0 { figures.splicesMoved += 1 }
         if start.forced { figures.forcedCuts += 1 }
-        open = OpenSegment(number: nextNumber, start: start.time, splices: start.splices)
+        // A splice more than a frame from the keyframe that starts its segment moves to it.
+        let splices = start.splices.map { abs($0.time - start.time) > segmenter.frameDuration ? $0.moved(to: start.time) : $0 }
+        open = OpenSegment(number: nextNumber, start: start.time, splices: splices)
         nextNumber += 1
         muxer.repeatTablesAtNextPacket()
         return writes
