@@ -68,7 +68,8 @@ struct HLSHTTPStore: HLSStore {
         case .delete: ("DELETE", [], nil)
         }
         let target = path(of: write.name)
-        let shown = "\(method) \(playlist.scheme.rawValue)://\(LocationResolver.authority(of: playlist))\(Self.directory(of: playlist))/\(write.name)"
+        // The URL as logs show every push URL (secrets in its query masked), and the file.
+        let shown = "\(method) \(write.name) beside \(playlist.redacted)"
         let request = self.request(method, target: target, contentType: type, body: body)
         let deadline = ContinuousClock.now + timeout
         let response: HTTPMessage
