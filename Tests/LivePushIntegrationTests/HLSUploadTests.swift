@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// HLS upload: a real-time push to an origin the test runs (`Support/hls_origin.py`: PUT, DELETE,
+/// HLS upload: a real-time push to an origin the test runs (`Support/hls_upload_origin.py`: PUT, DELETE,
 /// GET), as FFmpeg's hls muxer uploads with `-method PUT` and `delete_segments`.
 final class HLSUploadTests: XCTestCase {
     private var dir: URL!
@@ -22,7 +22,7 @@ final class HLSUploadTests: XCTestCase {
         let source = try PlayoutClip.a.make(in: dir, seconds: 6)
         let stored = dir.appendingPathComponent("origin")
         try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_origin.py").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_upload_origin.py").path
         let origin = try RunningCLI(executable: "/usr/bin/python3", ["-u", script, stored.path])
         defer { if origin.isRunning { kill(origin.processIdentifier, SIGKILL) } }
         let line = await origin.awaitLine(timeout: .seconds(15)) { $0.hasPrefix("Serving HTTP on") }

@@ -3,7 +3,7 @@ import XCTest
 
 /// HLS output URLs: `file:///dir/name.m3u8` and its options, what stays a WHIP endpoint, the
 /// errors for bad values, and what logs show.
-final class HLSURLTests: XCTestCase {
+final class HLSOutputURLTests: XCTestCase {
     func testAFileURLNamesTheDirectoryAndThePlaylist() throws {
         let url = try PushURL("file:///srv/hls/ch1/index.m3u8?hls_time=2.5&hls_list_size=0")
         XCTAssertEqual(url.scheme, .file)
