@@ -5,7 +5,7 @@ import LivePush
 /// from the input count, and what fills the opportunities they open.
 struct CueOptions: ParsableArguments {
     @Option(name: .customLong("cue-format"),
-            help: ArgumentHelp("How breaks and passed-on cues are sent in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint); a comma-separated list gives one per URL, in order (the recording takes the first).",
+            help: ArgumentHelp("How breaks and passed-on cues are sent in the stream: adcue (onAdCue, SCTE-35), elemental or youtube (onCuePoint); in an HLS playlist: hls (all three tags, what an HLS output writes unless given one of its own), cue-out, oatcls or daterange; a comma-separated list gives one per URL, in order (the recording takes the first).",
                                valueName: "FORMAT[,FORMAT...]"))
     var cueFormat: CueFormatList = CueFormatList(formats: [.adCue])
 

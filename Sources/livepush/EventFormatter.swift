@@ -143,6 +143,14 @@ enum EventFormatter {
                 ("packetsDropped", .int(link.packetsDropped)), ("bandwidthMbps", .double(link.bandwidthMbps)),
             ])))
         }
+        if let hls = o.hls {
+            fields.append(("hls", .object([
+                ("segments", .int(Int64(hls.segments))), ("splicesMoved", .int(Int64(hls.splicesMoved))),
+                ("forcedCuts", .int(Int64(hls.forcedCuts))), ("filesWritten", .int(Int64(hls.filesWritten))),
+                ("bytesWritten", .int(hls.bytesWritten)), ("segmentsRemoved", .int(Int64(hls.segmentsRemoved))),
+                ("removalsFailed", .int(Int64(hls.removalsFailed))), ("mostQueuedBytes", .int(Int64(hls.mostQueuedBytes))),
+            ])))
+        }
         return .object(fields)
     }
 

@@ -18,7 +18,7 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Argument(help: "The schedule (JSON).")
     var schedule: String
 
-    @Argument(help: "rtmp:// or rtmps:// URLs; several push the same channel to each.")
+    @Argument(help: "rtmp:// or rtmps:// URLs, srt://HOST:PORT, or HLS: file:///DIR/NAME.m3u8, or https://ORIGIN/DIR/NAME.m3u8 uploaded with PUT (with its breaks as cue tags; ?hls_time=SECONDS&hls_list_size=N); several push the same channel to each.")
     var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")
@@ -63,6 +63,11 @@ struct PlayoutCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
+
+    @Option(name: .customLong("hls-token"), help: ArgumentHelp(
+        "The bearer token of the HLS outputs that upload (https://…/NAME.m3u8), sent to that origin only, over https:// only; default: the LIVEPUSH_HLS_TOKEN environment variable. Never printed.",
+        valueName: "TOKEN"))
+    var hlsToken: String?
 
     func validate() throws {
         if urls.isEmpty && record == nil { throw ValidationError("give at least one URL or --record FILE.flv") }
@@ -120,6 +125,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         cues.apply(to: &config)
         config.cuePreroll = .milliseconds(Int64(max(0, cuePreroll) * 1000))
         serverTrust.apply(to: &config)
+        config.hlsToken = hlsToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_HLS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         var targets = urls
         var sink: EmbeddedReceiver?
         if targets.isEmpty {

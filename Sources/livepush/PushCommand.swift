@@ -23,7 +23,7 @@ struct PushCommand: AsyncParsableCommand {
     @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska), or a live feed's URL (rtmp(s)://, srt://, http(s)://, udp://, rtp://; see --backup).")
     var file: String
 
-    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name; several push the same stream to each (simulcast). Omit to use the embedded receiver.")
+    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name, srt://HOST:PORT, http(s):// WHIP endpoints, or file:///DIR/NAME.m3u8 (HLS: segments and playlist written in DIR, or uploaded with PUT to https://ORIGIN/DIR/NAME.m3u8; ?hls_time=SECONDS&hls_list_size=N, 0 keeps every segment); several push the same stream to each (simulcast). Omit to use the embedded receiver.")
     var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")
@@ -72,6 +72,11 @@ struct PushCommand: AsyncParsableCommand {
         "The bearer token of the WHIP (http(s)://) outputs; default: the LIVEPUSH_WHIP_TOKEN environment variable. Never printed.",
         valueName: "TOKEN"))
     var whipToken: String?
+
+    @Option(name: .customLong("hls-token"), help: ArgumentHelp(
+        "The bearer token of the HLS outputs that upload (https://…/NAME.m3u8), sent to that origin only, over https:// only; default: the LIVEPUSH_HLS_TOKEN environment variable. Never printed.",
+        valueName: "TOKEN"))
+    var hlsToken: String?
 
     @Option(name: .customLong("auth-ttl"), help: "Seconds each signed URL is valid (with --auth-key).")
     var authTTL = 3600
@@ -150,6 +155,7 @@ struct PushCommand: AsyncParsableCommand {
         config.sendDataTimeout = .milliseconds(sendTimeout)
         config.media.forceTranscode = transcode
         config.whipToken = whipToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_WHIP_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        config.hlsToken = hlsToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_HLS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
         video.apply(to: &config)

@@ -7,7 +7,7 @@ import XCTest
 /// the order, each entry's length, the continuity of the timestamps and A/V at every splice.
 final class PlayoutTests: NginxTestCase {
     /// The issue's schedule (clips: A 10 s, B 5 s, X and Y 3 s each).
-    private static let example = """
+    static let example = """
     { "loop": 2,
       "content": [ {"id": "a", "source": "A.mp4", "in": 2, "out": 8}, {"id": "b", "source": "B.mp4", "in": 0, "out": 4} ],
       "ads": [

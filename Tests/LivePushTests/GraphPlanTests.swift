@@ -5,7 +5,7 @@ import XCTest
 /// Constrained Baseline and Opus, the other outputs keep the copy and the AAC.
 final class GraphPlanTests: XCTestCase {
     private let rtmp = OutputNeeds(kind: .rtmp)
-    private let whip = OutputNeeds(kind: .https)
+    private let whip = OutputNeeds(kind: .whip)
 
     /// An avcC with the given profile bytes (and one tiny SPS and PPS: the plan reads bytes 1 to 3 only).
     private func video(_ codec: VideoCodec = .h264, profile: UInt8, constraints: UInt8, width: Int = 1280, height: Int = 720) -> VideoTrackInfo {

@@ -12,6 +12,7 @@ final class PushControlTests: XCTestCase {
         case .srt: "srt://example.com:9000?streamid=key\(index)"
         case .http: "http://example.com/whip/\(index)"
         case .https: "https://example.com/whip/\(index)"
+        case .file: "file:///tmp/hls\(index)/index.m3u8"
         }
         return try! PushURL(text)  // swiftlint:disable:this force_try
     }

@@ -7,11 +7,13 @@ public enum Redaction {
     /// value is masked: CDNs name their secrets freely (`txSecret`, `wsSecret`, `sig`,
     /// `access_token`, …), so a list of secret names always misses one. These say when a
     /// signature expires or which virtual host is meant, never who may publish.
-    /// An `srt://` URL's transport settings are harmless too; its `passphrase` and `streamid` are not.
+    /// An `srt://` URL's transport settings are harmless too; its `passphrase` and `streamid` are not;
+    /// so are an HLS output's segmenting options.
     public static let harmlessParameters: Set<String> = [
         "vhost", "txtime", "wstime", "expire", "expires", "domain",
         "mode", "latency", "rcvlatency", "peerlatency", "pbkeylen", "connect_timeout", "transtype", "payload_size",
         "pkt_size", "maxbw", "oheadbw", "inputbw", "tlpktdrop", "transport",
+        "hls_time", "hls_list_size", "hls_segment_type",
     ]
 
     /// Query parameters whose values are masked whole, not cut to a prefix: passwords (4

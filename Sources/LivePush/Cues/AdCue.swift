@@ -40,13 +40,13 @@ public struct AdCue: Sendable, Equatable {
         return SpliceInfoSection(command: .insert(insert))
     }
 
-    /// The AMF0 body of the data message in `format`.
+    /// The AMF0 body of the data message in `format` (an HLS form: as ``CueFormat/adCue``).
     public func message(_ format: CueFormat) -> [UInt8] {
         let seconds = MediaTime.microseconds(spliceTime).seconds
         let length = MediaTime.microseconds(duration ?? 0).seconds
         let cue = Data(section.encoded()).base64EncodedString()
         switch format {
-        case .adCue:
+        case .adCue, .hls, .cueOut, .oatcls, .dateRange:
             return AMF0.encode([.string("onAdCue"), .object([
                 AMF0Property("cue", .string(cue)), AMF0Property("type", .string("scte35")),
                 AMF0Property("id", .string(String(eventID))), AMF0Property("duration", .number(length)),

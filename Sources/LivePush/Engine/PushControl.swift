@@ -82,9 +82,9 @@ struct PushControl: Sendable {
     private let hasSlate: Bool
 
     init(urls: [PushURL], hasRenditions: Bool = false, hasSlate: Bool = false) {
-        let kinds = urls.map(\.scheme)
+        let kinds = urls.map(OutputKind.init)
         outputURLs = urls.map(\.redacted)
-        whipOutputs = kinds.indices.filter { kinds[$0].isWHIP }
+        whipOutputs = kinds.indices.filter { kinds[$0] == .whip }
         self.hasRenditions = hasRenditions
         self.hasSlate = hasSlate
         outputStates = OutputSetStateMachine(

@@ -2,11 +2,12 @@
 /// (back-pressure; when it is due, the ``Switcher`` says), and handing it, its sequence header and the cues due by it to every output and the recording.
 extension PushEngine {
     /// Sends cues (the switcher says which are due): as data messages (``PushConfig/cueFormat``)
-    /// to RTMP outputs and the recording, as SCTE-35 sections in the stream to SRT outputs.
+    /// to RTMP outputs and the recording, as SCTE-35 sections to SRT outputs (in the stream) and
+    /// HLS outputs (in the segments, and as the playlist's cue tags).
     func deliverCues(_ cues: [AdCue]) {
         for cue in cues {
             for output in outputs {
-                output.push(output.kind == .srt ? .spliceSection(cue.section.encoded(), at: cue.sendAt)
+                output.push(output.kind.carriesSpliceSections ? .spliceSection(cue.section.encoded(), at: cue.sendAt)
                                                 : .dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt))
             }
             recorder?.offer(.dataMessage(cue.message(config.cueFormat), at: cue.sendAt))

@@ -39,7 +39,7 @@ extension LivePushError {
         case connectFailed = 0x3002_0903
         /// The RTMP stream could not be published.
         case publishFailed = 0x3002_0904
-        /// The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name, nor an srt:// URL with a port and known options.
+        /// The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name, nor an srt:// URL with a port and known options, nor an HLS playlist URL (.m3u8) with known options.
         case invalidURL = 0x3002_0905
         /// Reconnecting failed after all retries were used.
         case reconnectFailed = 0x3002_0906
@@ -110,6 +110,8 @@ extension LivePushError {
         // LivePush: outputs other than the RTMP connection (0x300303xx)
         /// The local recording could not be written; the push goes on without it.
         case recordFailed = 0x3003_0301
+        /// An HLS output's segment or playlist could not be stored (its file:// directory, or the origin it uploads to); the output reconnects by its policy and writes it again.
+        case hlsWriteFailed = 0x3003_0302
         // LivePush: playout (0x300304xx)
         /// The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed.
         case scheduleInvalid = 0x3003_0401
@@ -178,7 +180,7 @@ extension LivePushError {
             case .urlSetupFailed: "The push URL could not be set up for the RTMP session."
             case .connectFailed: "Connecting to the server (RTMP or SRT) failed."
             case .publishFailed: "The RTMP stream could not be published."
-            case .invalidURL: "The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name, nor an srt:// URL with a port and known options."
+            case .invalidURL: "The push URL is not a valid rtmp:// or rtmps:// URL with an app and a stream name, nor an srt:// URL with a port and known options, nor an HLS playlist URL (.m3u8) with known options."
             case .reconnectFailed: "Reconnecting failed after all retries were used."
             case .sendDataTimeout: "Sending data timed out: the server stopped accepting data."
             case .startPushTimeout: "Starting the push timed out."
@@ -210,6 +212,7 @@ extension LivePushError {
             case .filterFailed: "A video filter failed; it was removed and the push goes on without it."
             case .imageOpenFailed: "The image (pause image or watermark) could not be opened or decoded."
             case .recordFailed: "The local recording could not be written; the push goes on without it."
+            case .hlsWriteFailed: "An HLS output's segment or playlist could not be stored; the output reconnects by its policy and writes it again."
             case .scheduleInvalid: "The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed."
             case .playoutEntryFailed: "A playout entry could not be played; the slate filled its time and the channel went on."
             case .controlRequestInvalid: "The control request is not valid; nothing was changed."

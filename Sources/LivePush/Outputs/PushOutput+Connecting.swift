@@ -153,6 +153,8 @@ extension PushOutput {
                        resume: resume, headerTime: headerTime)
         case .whip(let connection, _):
             Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime)
+        case .hls(let connection, _):
+            Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime)
         }
         loop.attach(PublishingSlot(publishing, for: self))
     }
@@ -167,6 +169,7 @@ extension PushOutput {
         case .drained, .stopped:
             ConnectionWorkers.closing.run {
                 ended.take()?.close(graceful: true, drained: outcome.isDrained)
+                self.hls?.finish(limit: Self.hlsFinishLimit)
                 self.signal(.finished)
             }
         case .reconnectRequested:
@@ -201,8 +204,12 @@ extension PushOutput {
 
     private func finishAfterStop() {
         state.withLock { $0.finishAfterStop() }
+        hls?.finish(limit: Self.hlsFinishLimit)
         signal(.finished)
     }
+
+    /// How long an HLS output's end waits for its last segment and final playlist to be stored.
+    static let hlsFinishLimit: Duration = .seconds(10)
 
     /// A connection made, before it publishes.
     enum Connected {
@@ -212,21 +219,28 @@ extension PushOutput {
         case srt(SRTSession, TSMuxer)
         /// Offered, answered and connected (ICE and DTLS).
         case whip(WHIPConnection, PushURL)
+        /// Its store takes writes, and the write that failed last, if any, went.
+        case hls(HLSConnection, PushURL)
 
         var url: PushURL {
             switch self {
             case .rtmp(let session): session.url
             case .srt(let session, _): session.url
-            case .whip(_, let url): url
+            case .whip(_, let url), .hls(_, let url): url
             }
         }
     }
 
     private func connect(_ info: StreamInfo) throws(LivePushError) -> Connected {
         let url = state.withLock { $0.url }
+        if let hls {
+            try hls.reopen()
+            let stream = try hls.takeStream(for: info)
+            return .hls(HLSConnection(writer: hls, stream: stream), url)
+        }
         if url.isWHIP { return .whip(try connectWHIP(url, info), url) }
         if url.scheme == .srt {
-            let muxer = try SRTConnection.muxer(for: info)
+            let muxer = try TSMuxer.make(for: info, output: "an srt:// output")
             let options = SRTSession.Options(connectTimeout: config.connectTimeout, peerIdleTimeout: config.sendDataTimeout)
             return .srt(try SRTSession(url: url, options: options), muxer)
         }

@@ -39,8 +39,8 @@ final class PushOutput: Sendable {
 
     /// The output's position in the push's list of destinations (0 for the first URL).
     let id: Int
-    /// What the output speaks, from its URL's scheme (a refreshed URL keeps it).
-    let kind: PushURL.Scheme
+    /// What the output speaks, from its URL (a refreshed URL keeps it).
+    let kind: OutputKind
     let config: PushConfig
     /// The push's clock (``PushConfig/monotonicClock``): every time the output's state is told.
     let clock: any MonotonicClock
@@ -52,10 +52,12 @@ final class PushOutput: Sendable {
     private let roomSignal = ProgressSignal()
     /// `--fast` mode: what was sent is kept until the server acknowledged it (``ResendHistory``).
     let keepsHistory: Bool
+    /// An HLS output's writer: its store, and its stream between connections (nil for the others).
+    let hls: HLSWriter?
 
     init(id: Int, config: PushConfig, url: PushURL, info: StreamInfo, signal: @escaping @Sendable (Signal) -> Void) {
         self.id = id
-        kind = url.scheme
+        kind = OutputKind(url)
         self.config = config
         clock = config.monotonicClock
         self.info = info
@@ -63,6 +65,7 @@ final class PushOutput: Sendable {
         let state = OutputState(config: config, url: url, now: clock.now().microseconds)
         keepsHistory = state.queue.mode == .backpressure
         self.state = Mutex(state)
+        hls = Self.hlsWriter(for: url, id: id, config: config)
     }
 
     /// Whether the current URL's auth_key or token has expired (see ``OutputState/isURLExpired``).
@@ -224,13 +227,14 @@ final class PushOutput: Sendable {
     /// This output's figures for ``PushStats/outputs``.
     func outputStats() -> OutputStats {
         let now = clock.now().microseconds
+        let hlsStats = hls?.figures.stats
         return state.withLock { state in
             let s = state.snapshot(now: now)
             return OutputStats(id: id, url: state.url.redacted, isConnected: state.connected, bytesSent: s.bytesSent,
                                videoFramesSent: s.videoFramesSent, audioFramesSent: s.audioFramesSent, bitrate: s.bitrate,
                                droppedFrames: s.droppedFrames, queuedDuration: s.queuedDuration, sendLateness: s.sendLateness,
-                               kind: kind.isWHIP ? "whip" : kind.rawValue, srt: state.link, webrtc: state.webRTCLink,
-                               reconnects: state.reconnectsBegun, sendLoop: state.lastLoopIndex)
+                               kind: kind.rawValue, srt: state.link, webrtc: state.webRTCLink,
+                               reconnects: state.reconnectsBegun, sendLoop: state.lastLoopIndex, hls: hlsStats)
         }
     }
 

@@ -6,10 +6,8 @@ import Glibc
 /// An SRT output's connection: the packets as MPEG-TS (``TSMuxer``), sent as SRT messages of
 /// up to seven TS packets (the payload size), as far as SRT's send buffer takes them.
 ///
-/// Cues go into the stream itself: a `.cue` packet (a splice_info_section) is written on the
-/// SCTE-35 PID, its splice time moved onto the TS timeline by the muxer's offset
-/// (`pts_adjustment`). RTMP's data messages (`onAdCue`, `onCuePoint`) have no place in a TS and
-/// are left out.
+/// Cues go into the stream itself, on the SCTE-35 PID (``TSMuxer/write(_:into:)``, shared with
+/// the HLS output).
 final class SRTConnection: OutputConnection {
     let session: SRTSession
     private var muxer: TSMuxer
@@ -26,35 +24,6 @@ final class SRTConnection: OutputConnection {
         self.muxer = muxer
     }
 
-    /// The muxer for a stream described by `info`: H.264 or HEVC (MPEG-TS as FFmpeg 5.1 reads
-    /// it has no AV1 or VP9), AAC, and the SCTE-35 PID.
-    static func muxer(for info: StreamInfo) throws(LivePushError) -> TSMuxer {
-        var configuration = TSMuxer.Configuration(scte35: true)
-        if let video = info.video {
-            switch video.codec {
-            case .h264: configuration.video = .h264
-            case .hevc: configuration.video = .hevc
-            case .av1, .vp9:
-                throw LivePushError(.outputSettingsInvalid, "an srt:// output carries H.264 or HEVC, not \(video.codec.rawValue)")
-            }
-            configuration.videoConfiguration = video.decoderConfiguration
-        }
-        if let audio = info.audio {
-            configuration.audio = Self.aac(audio.audioSpecificConfig, audio)
-        }
-        do {
-            return try TSMuxer(configuration)
-        } catch {
-            throw LivePushError(.outputSettingsInvalid, "MPEG-TS cannot carry this stream: \(error)")
-        }
-    }
-
-    /// ADTS's description of the AAC track: from its AudioSpecificConfig, else its rate and channels.
-    private static func aac(_ audioSpecificConfig: [UInt8], _ track: AudioTrackInfo) -> AACConfiguration? {
-        (try? AACConfiguration(audioSpecificConfig: audioSpecificConfig))
-            ?? (try? AACConfiguration(sampleRate: track.sampleRate, channels: track.channels))
-    }
-
     /// The muxer writes its tables before the first packet (and every keyframe) itself.
     func header(at time: Int64) -> [[UInt8]] { [] }
 
@@ -62,26 +31,7 @@ final class SRTConnection: OutputConnection {
 
     func message(for packet: MediaPacket) -> [UInt8] {
         var bytes: [UInt8] = []
-        if packet.isSequenceHeader {
-            switch packet.kind {
-            case .video: try? muxer.updateVideoConfiguration(packet.data)
-            case .audio: if let audio = try? AACConfiguration(audioSpecificConfig: packet.data) { muxer.updateAudioConfiguration(audio) }
-            case .data, .cue: break
-            }
-            return bytes
-        }
-        switch packet.kind {
-        case .video:
-            muxer.writeVideo(packet.data, dts: packet.dts, pts: packet.pts, keyframe: packet.isKeyframe, into: &bytes)
-        case .audio:
-            muxer.writeAudio(packet.data, pts: packet.pts, into: &bytes)
-        case .cue:
-            guard var section = try? SpliceInfoSection(parsing: packet.data) else { return bytes }
-            section.ptsAdjustment = (section.ptsAdjustment + TSClock.ticks90kHz(0)) & SCTE35.ticksMask
-            muxer.writeSection(section.encoded(), into: &bytes)
-        case .data:
-            break
-        }
+        muxer.write(packet, into: &bytes)
         return bytes
     }
 

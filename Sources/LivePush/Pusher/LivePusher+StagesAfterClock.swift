@@ -7,7 +7,7 @@ extension LivePusher {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
         let media = config.media
-        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: $0.scheme) }, asked: config.outputVideo, video: info.video,
+        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: OutputKind($0)) }, asked: config.outputVideo, video: info.video,
                                       hasAudio: info.audio != nil, inputsMayChange: inputsMayChange,
                                       defaultBitrateKbps: { media.resolvedVideoBitrate(width: $0.width, height: $0.height) / 1000 })
         let renditions = try info.video.flatMap { video throws(LivePushError) -> RenditionStage? in
@@ -42,7 +42,7 @@ extension LivePusher {
         // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
         // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
-        let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: $0.scheme).constrainedBaselineH264 }
+        let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: OutputKind($0)).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
                                     adaptive: settings.adaptiveBitrate, keepsPictures: keepsPictures,
                                     clock: config.monotonicClock)
@@ -63,7 +63,7 @@ extension LivePusher {
         let bitrate = audio.yieldsRawSound && audio.bitrate > 0 ? audio.bitrate : mediaOptions.resolvedAudioBitrate(channels: channels)
         return try AudioEncodeStage(format: AudioFormat(sampleRate: rate, channels: channels), bitrate: bitrate,
                                     mixer: stages.mixer, main: audio.yieldsRawSound,
-                                    keepsMixedSound: urls.contains { OutputNeeds(kind: $0.scheme).audio == .opus })
+                                    keepsMixedSound: urls.contains { OutputNeeds(kind: OutputKind($0)).audio == .opus })
     }
 
     /// What the outputs announce: a source that yields pictures or raw sound goes out as the

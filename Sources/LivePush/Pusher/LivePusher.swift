@@ -198,7 +198,7 @@ public final class LivePusher: Sendable {
         let interactive = urls.contains(where: \.isWHIP)
         interactivePush.withLock { $0 = interactive }
         if let token = config.whipToken {
-            for output in newSession.outputs where output.kind.isWHIP { output.updateWHIPToken(token) }
+            for output in newSession.outputs where output.kind == .whip { output.updateWHIPToken(token) }
         }
         do {
             try stageSettings.withLock { (settings: inout StageSettings) throws(LivePushError) in

@@ -118,6 +118,10 @@ public struct PushConfig: Sendable {
     /// resource on another scheme, host or port) and never logged. When it is a JWT, `tokenWillExpire` comes 30 s
     /// before its `exp` and `tokenExpired` at it; `refreshPushURLToken(_:)` replaces it.
     public var whipToken: String?
+    /// The bearer token of the HLS outputs that upload to an origin (`https://…/name.m3u8`): sent
+    /// only to the playlist URL's own origin and only over https:// (with an http:// URL the
+    /// output's connect fails), never logged.
+    public var hlsToken: String?
     /// The wall clock that auth expiry is measured against (injectable for tests).
     public var wallClock: any WallClock = SystemWallClock()
     /// The monotonic clock the push's flow reads (engine, outputs, live inputs): one per push,

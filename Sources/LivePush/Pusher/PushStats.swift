@@ -105,7 +105,7 @@ public struct OutputStats: Sendable, Equatable {
     public var queuedDuration: Int64
     /// How late this output wrote packets to its socket, against the output clock.
     public var sendLateness: PacingLateness
-    /// The output's kind, from its URL's scheme: `rtmp`, `rtmps`, `srt` or `whip`.
+    /// The output's kind, from its URL: `rtmp`, `rtmps`, `srt`, `whip` or `hls`.
     public var kind: String = "rtmp"
     /// An SRT output's link, as SRT measures it (RTT, loss, retransmissions); nil for RTMP.
     public var srt: SRTLinkStats?
@@ -116,6 +116,8 @@ public struct OutputStats: Sendable, Equatable {
     /// The send loop that served it last (its place in the pool), nil before it published:
     /// outputs on one loop share its thread (internal: tests compare the outputs sharing one).
     var sendLoop: Int?
+    /// An HLS output's segments and store (nil for the others).
+    public var hls: HLSOutputStats?
 }
 
 /// One rendition's figures (see ``PushStats/renditions``).

@@ -37,6 +37,9 @@ final class ConnectionWorkers: Sendable {
     /// Music and effects from the network: a read can block for the download timeout, so they
     /// have a pool of their own, and a stalled server holds up no local music and no connect.
     static let fetchingAudio = ConnectionWorkers(maximumThreads: 16, name: "livepush.fetch")
+    /// HLS outputs' stores (``HLSWriter``): a job per output with segments queued, which writes
+    /// them (a file, an upload that can wait for its timeout) and returns.
+    static let hlsWriting = ConnectionWorkers(maximumThreads: 16, name: "livepush.hls")
 
     /// A scheduled job, to run it earlier (``runNow(_:)``) or drop it (``cancel(_:)``).
     struct Ticket: Hashable, Sendable {

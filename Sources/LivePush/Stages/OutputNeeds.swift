@@ -27,8 +27,9 @@ struct OutputNeeds: Sendable, Equatable {
 
     /// A WHIP output (WebRTC) carries no AAC, and H.264's Constrained Baseline is the one video
     /// profile every WebRTC endpoint must decode (RFC 7742): aiortc and many SFUs answer nothing
-    /// else. RTMP (Enhanced RTMP) and SRT carry the push's codecs as they are.
-    init(kind: PushURL.Scheme) {
-        self.init(audio: kind.isWHIP ? .opus : .aac, constrainedBaselineH264: kind.isWHIP, holdsTheStart: kind.isWHIP)
+    /// else. RTMP (Enhanced RTMP), SRT and HLS carry the push's codecs as they are.
+    init(kind: OutputKind) {
+        let isWHIP = kind == .whip
+        self.init(audio: isWHIP ? .opus : .aac, constrainedBaselineH264: isWHIP, holdsTheStart: isWHIP)
     }
 }

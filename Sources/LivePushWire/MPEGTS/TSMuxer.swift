@@ -97,6 +97,12 @@ public struct TSMuxer: Sendable {
         packetizer.writeSection(section, pid: TSPID.scte35, into: &out)
     }
 
+    /// The next packet written is preceded by PAT and PMT, whatever it is: a stream cut into
+    /// files (HLS segments) opens each file with them, also where no keyframe does (sound only).
+    public mutating func repeatTablesAtNextPacket() {
+        tablesWrittenAt = nil
+    }
+
     /// A new video configuration record (an input switch), and the codec when it changes.
     /// Its parameter sets go before the next keyframe; a new codec also gives the PMT a new
     /// version, written before the next packet.

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+
+/// HLS upload: a real-time push to an origin the test runs (`Support/hls_upload_origin.py`: PUT, DELETE,
+/// GET), as FFmpeg's hls muxer uploads with `-method PUT` and `delete_segments`.
+final class HLSUploadTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try TestMedia.makeTemporaryDirectory(prefix: "HLSUploadTests")
+    }
+
+    override func tearDown() {
+        if let dir { TestMedia.removeTemporaryDirectory(dir) }
+        dir = nil
+    }
+
+    /// The "Upload": `hls_time=1&hls_list_size=3`, in real time. Segments and playlists
+    /// arrive; old segments are deleted, so the origin never holds more than the window and two;
+    /// the playlist it serves decodes.
+    func testARealTimePushUploadsItsSegmentsAndDeletesThoseThatLeftTheWindow() async throws {
+        let source = try PlayoutClip.a.make(in: dir, seconds: 6)
+        let stored = dir.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: true)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_upload_origin.py").path
+        let origin = try RunningCLI(executable: "/usr/bin/python3", ["-u", script, stored.path])
+        defer { if origin.isRunning { kill(origin.processIdentifier, SIGKILL) } }
+        let line = await origin.awaitLine(timeout: .seconds(15)) { $0.hasPrefix("Serving HTTP on") }
+        let port = try XCTUnwrap(line?.split(separator: " ").last.flatMap { Int($0) }, origin.standardError)
+
+        let cli = try RunningCLI(["push", source, "http://127.0.0.1:\(port)/live/index.m3u8?hls_time=1&hls_list_size=3", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let live = stored.appendingPathComponent("live")
+        var most = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while cli.isRunning && ContinuousClock.now < deadline {
+            let segments = (try? FileManager.default.contentsOfDirectory(atPath: live.path))?.filter { $0.hasSuffix(".ts") } ?? []
+            most = max(most, segments.count)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let exit = await cli.awaitExit(timeout: .seconds(10))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let requests = origin.output
+        XCTAssertTrue(requests.contains("PUT /live/index0.ts"), "\(requests)")
+        XCTAssertTrue(requests.contains("PUT /live/index.m3u8"), "\(requests)")
+        XCTAssertTrue(requests.contains("DELETE /live/index0.ts"), "\(requests)")
+        XCTAssertLessThanOrEqual(most, 3 + 2, "the window and two at most")
+        let left = try FileManager.default.contentsOfDirectory(atPath: live.path).filter { $0.hasSuffix(".ts") }.sorted()
+        XCTAssertEqual(left, ["index2.ts", "index3.ts", "index4.ts", "index5.ts"])
+        let playlist = try HLSTestPlaylist(path: live.appendingPathComponent("index.m3u8").path)
+        XCTAssertTrue(playlist.ended)
+        XCTAssertEqual(playlist.segments.map(\.uri), ["index3.ts", "index4.ts", "index5.ts"])
+        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", "http://127.0.0.1:\(port)/live/index.m3u8",
+                                                       "-f", "null", "-"], timeout: 60)
+        XCTAssertTrue(decoded.succeeded, decoded.summary)
+        XCTAssertEqual(decoded.stderrString, "")
+        origin.interrupt()
+    }
+}
