@@ -79,6 +79,7 @@ final class HLSInputTests: NginxTestCase {
         XCTAssertNotNil(playing, "never sent 4 s of the feed: \(cli.output.suffix(5)) \(cli.standardError)")
         try origin.pause()
         let paused = ContinuousClock.now
+        print("HLSInputTests(restart): paused after \(cli.output.last { $0.contains("\"stats\"") }?.prefix(120) ?? "")")
         let toBackup = await cli.awaitLine(timeout: .seconds(10)) { $0.contains("\"switchedToBackup\"") }
         XCTAssertNotNil(toBackup, "the backup never went on air: \(cli.output.suffix(10))")
         // The writer is away 8 s in all.
@@ -96,6 +97,7 @@ final class HLSInputTests: NginxTestCase {
         cli.interrupt()
         let exit = await cli.awaitExit(timeout: .seconds(30))
         XCTAssertEqual(exit, 0, cli.standardError)
+        for line in cli.output where line.contains("\"input") || line.contains("switchedTo") { print("HLSInputTests(restart): \(line)") }
         let retries = cli.output.filter { $0.contains("\"inputRetry\"") }.count
         print("HLSInputTests(restart): \(retries) inputRetry events")
         XCTAssertGreaterThan(retries, 0, "the stall was reported")

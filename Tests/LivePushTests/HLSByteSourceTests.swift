@@ -24,11 +24,12 @@ final class HLSByteSourceTests: XCTestCase {
 
     func testSegmentsEndToEndUntilOneThatStartsAfresh() {
         let queue = HLSSegmentQueue(capacity: 8)
+        queue.targetMicros = 10_000
         let far = clock.now().microseconds + 1_000_000
         XCTAssertTrue(queue.push(segment(0, [1, 2, 3, 4], boundary: true), waitingUntil: far, clock: clock))
         XCTAssertTrue(queue.push(segment(1, [5, 6], cues: [[0xAA]]), waitingUntil: far, clock: clock))
         XCTAssertTrue(queue.push(segment(2, [7, 8, 9], boundary: true, cues: [[0xBB]]), waitingUntil: far, clock: clock))
-        let first = HLSByteSource(queue: queue, name: "test", timeout: .milliseconds(200))
+        let first = HLSByteSource(queue: queue, name: "test", minimumWait: .milliseconds(200))
         XCTAssertEqual(readAll(first), [1, 2, 3, 4, 5, 6])
         XCTAssertTrue(first.endedAtBoundary)
         XCTAssertNil(first.failure)
@@ -37,7 +38,7 @@ final class HLSByteSourceTests: XCTestCase {
         XCTAssertEqual(first.cues(atPacket: 4, time: 20), [[0xAA]], "the first packet of segment 1")
         XCTAssertEqual(first.cues(atPacket: 5, time: 30), [], "once")
         // The next demuxer starts with the segment left over.
-        let second = HLSByteSource(queue: queue, name: "test", timeout: .milliseconds(200))
+        let second = HLSByteSource(queue: queue, name: "test", minimumWait: .milliseconds(200))
         XCTAssertEqual(readAll(second), [7, 8, 9])
         XCTAssertFalse(second.endedAtBoundary)
         XCTAssertEqual(second.cues(atPacket: 0, time: 40), [[0xBB]])
@@ -45,8 +46,9 @@ final class HLSByteSourceTests: XCTestCase {
 
     func testAWaitForTheNextSegmentEndsWithTheFetchersLastProblem() {
         let queue = HLSSegmentQueue()
+        queue.targetMicros = 10_000
         queue.problem = LivePushError(.mediaReadFailed, "http://origin/live.m3u8: HTTP 404 Not Found")
-        let source = HLSByteSource(queue: queue, name: "http://origin/live.m3u8", timeout: .milliseconds(100))
+        let source = HLSByteSource(queue: queue, name: "http://origin/live.m3u8", minimumWait: .milliseconds(100))
         let started = ContinuousClock.now
         XCTAssertEqual(readAll(source), [])
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(2), "bounded")
@@ -56,7 +58,7 @@ final class HLSByteSourceTests: XCTestCase {
 
     func testAStopEndsTheWaitAtOnce() {
         let queue = HLSSegmentQueue()
-        let source = HLSByteSource(queue: queue, name: "test", timeout: .seconds(30))
+        let source = HLSByteSource(queue: queue, name: "test", minimumWait: .seconds(30))
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { queue.stop() }
         let started = ContinuousClock.now
         XCTAssertEqual(readAll(source), [])

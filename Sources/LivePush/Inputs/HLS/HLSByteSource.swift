@@ -9,7 +9,7 @@ import DequeModule
 final class HLSByteSource: DemuxerByteSource {
     private let queue: HLSSegmentQueue
     private let name: String
-    private let timeout: Duration
+    private let minimumWait: Duration
     private var current: [UInt8] = []
     private var offset = 0
     /// Bytes handed out before `current`.
@@ -24,20 +24,25 @@ final class HLSByteSource: DemuxerByteSource {
     /// Segments this demuxer has read.
     private(set) var segmentsRead = 0
 
-    /// `timeout`: how long a read waits for the next segment before the feed counts as failed.
-    init(queue: HLSSegmentQueue, name: String, timeout: Duration) {
+    /// `minimumWait`: how long a read waits for the next segment before the feed counts as
+    /// failed (the input timeout), or two target durations when that is longer (one is due
+    /// every target duration); the target as the fetcher last read it.
+    init(queue: HLSSegmentQueue, name: String, minimumWait: Duration) {
         self.queue = queue
         self.name = name
-        self.timeout = timeout
+        self.minimumWait = minimumWait
     }
+
+    private var wait: Duration { max(minimumWait, .microseconds(2 * queue.targetMicros)) }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while offset >= current.count {
             if endedAtBoundary || failure != nil { return 0 }
-            guard let segment = queue.take(timeout: timeout) else {
+            let wait = self.wait
+            guard let segment = queue.take(timeout: wait) else {
                 if queue.isStopped { return 0 }
                 let why = queue.problem.map { $0.detail ?? $0.message } ?? "the playlist has no new segment"
-                failure = LivePushError(.mediaReadFailed, "\(name): no segment for \(timeout) (\(why))")
+                failure = LivePushError(.mediaReadFailed, "\(name): no segment for \(wait) (\(why))")
                 return 0
             }
             if segment.boundary && hasData {

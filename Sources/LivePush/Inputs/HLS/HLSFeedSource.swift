@@ -41,19 +41,14 @@ final class HLSFeedSource: Sendable {
 
     deinit { queue.stop() }
 
-    /// How long the reader waits for the next segment before the feed counts as failed: the
-    /// input timeout, or two target durations when that is longer (a segment is due every one).
-    var segmentWait: Duration {
-        max(timeout, .microseconds(2 * queue.targetMicros))
-    }
-
     /// The buffer: how late the first picture is handed over (µs).
     var startDelay: Int64 { queue.targetMicros }
 
     /// A demuxer over the segments from where the queue stands; it waits for the first one
-    /// (``segmentWait`` at most). Throws what kept it from coming when none did.
+    /// (the input timeout or two target durations at most). Throws what kept it from coming
+    /// when none did.
     func openDemuxer() throws(LivePushError) -> FFDemuxer {
-        let source = HLSByteSource(queue: queue, name: name, timeout: segmentWait)
+        let source = HLSByteSource(queue: queue, name: name, minimumWait: timeout)
         do throws(LivePushError) {
             return try FFDemuxer(source: source, name: name)
         } catch {

@@ -30,7 +30,12 @@ final class HLSSegmentQueue: Sendable {
     /// Segments held at most: the one being read comes out of here, so this is what waits.
     let capacity: Int
     private let state = Mutex(State())
-    private let changed = ProgressSignal()
+    /// One signal per side, each waited on by one thread: a ProgressSignal's wake is a count
+    /// of signals, and a thread that waits for something else could take the one meant for
+    /// the other (the reader's first segment waited for the next, 1.5 s late).
+    private let arrived = ProgressSignal()
+    /// The fetcher's: room, or a stop.
+    private let freed = ProgressSignal()
 
     init(capacity: Int = 3) {
         self.capacity = max(1, capacity)
@@ -54,14 +59,14 @@ final class HLSSegmentQueue: Sendable {
                 return (true, false, state.wake)
             }
             if added {
-                changed.wake()
+                arrived.wake()
                 wake?()
                 return true
             }
             if stopped { return false }
             let left = deadline - clock.now().microseconds
             guard left > 0 else { return false }
-            changed.wait(limit: .microseconds(left)) {
+            freed.wait(limit: .microseconds(left)) {
                 state.withLock { $0.stopped || $0.segments.count < capacity }
             }
         }
@@ -69,9 +74,9 @@ final class HLSSegmentQueue: Sendable {
 
     /// The oldest segment, waiting for one at most `timeout`; nil when none came (or stopped).
     func take(timeout: Duration) -> HLSFetchedSegment? {
-        changed.wait(limit: timeout) { state.withLock { $0.stopped || !$0.segments.isEmpty } }
+        arrived.wait(limit: timeout) { state.withLock { $0.stopped || !$0.segments.isEmpty } }
         let segment = state.withLock { $0.stopped ? nil : $0.segments.popFirst() }
-        if segment != nil { changed.wake() }
+        if segment != nil { freed.wake() }
         return segment
     }
 
@@ -79,7 +84,7 @@ final class HLSSegmentQueue: Sendable {
     /// belongs to the reader's next demuxer.
     func putBack(_ segment: HLSFetchedSegment) {
         state.withLock { $0.segments.prepend(segment) }
-        changed.wake()
+        arrived.wake()
     }
 
     /// Whether a segment waits (the reader's backoff ends early for it).
@@ -88,7 +93,7 @@ final class HLSSegmentQueue: Sendable {
     /// Forgets what waits (the origin restarted: the old segments are old news).
     func removeAll() {
         state.withLock { $0.segments.removeAll() }
-        changed.wake()
+        freed.wake()
     }
 
     /// What went wrong last (a playlist or a segment that did not load), until a segment arrives.
@@ -111,13 +116,14 @@ final class HLSSegmentQueue: Sendable {
             $0.stopped = true
             $0.segments.removeAll()
         }
-        changed.wake()
+        arrived.wake()
+        freed.wake()
     }
 
-    /// Sleeps until `deadline` (µs of `clock`) or a stop; false once stopped.
+    /// Sleeps until `deadline` (µs of `clock`) or a stop; false once stopped. The fetcher's.
     func sleep(until deadline: Int64, clock: any MonotonicClock) -> Bool {
         let left = deadline - clock.now().microseconds
-        if left > 0 { changed.wait(limit: .microseconds(left)) { state.withLock { $0.stopped } } }
+        if left > 0 { freed.wait(limit: .microseconds(left)) { state.withLock { $0.stopped } } }
         return !isStopped
     }
 }

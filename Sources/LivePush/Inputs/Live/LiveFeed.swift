@@ -72,6 +72,9 @@ final class LiveFeed: Sendable {
     /// Woken when frames arrived or the feed stopped: the producer waiting for the first
     /// picture, the reader waiting to connect again.
     private let changed = ProgressSignal()
+    /// The HLS reader's own waits (its pace, its backoff), woken by a stop or a segment that
+    /// arrives: on `changed` it could take a wake meant for the producer's first picture.
+    private let readerWake = ProgressSignal()
 
     /// `opened`: the demuxer the input's format was probed on (and the interrupt it was opened
     /// with), used for the first connection.
@@ -95,7 +98,7 @@ final class LiveFeed: Sendable {
 
     func start() {
         // A segment that arrives ends the reader's wait between two attempts.
-        hls?.queue.onArrival { [changed] in changed.wake() }
+        hls?.queue.onArrival { [readerWake] in readerWake.wake() }
         WorkerThread.start(name: "livepush.input") {
             if let hls = self.hls { self.run(hls) } else { self.run() }
         }
@@ -109,6 +112,7 @@ final class LiveFeed: Sendable {
         }
         hls?.stop()
         changed.wake()
+        readerWake.wake()
     }
 
     var status: Status {
@@ -340,7 +344,7 @@ final class LiveFeed: Sendable {
                 state.withLock { $0.steadySince = nil }
                 report(.primaryRetry(error, retryIn: delay))
                 // The backoff; a segment that arrives, or `stop`, ends it at once.
-                changed.wait(limit: delay) { isStopped || hls.queue.hasSegment }
+                readerWake.wait(limit: delay) { isStopped || hls.queue.hasSegment }
             }
         }
     }
@@ -357,7 +361,7 @@ final class LiveFeed: Sendable {
         guard let media else { return !isStopped }
         let due = pacer.releaseTime(media: media, now: clock.now().microseconds, frameDuration: frameDuration)
         let left = due - clock.now().microseconds
-        if left > 0 { changed.wait(limit: .microseconds(left)) { isStopped } }
+        if left > 0 { readerWake.wait(limit: .microseconds(left)) { isStopped } }
         return !isStopped
     }
 
