@@ -109,7 +109,7 @@ let package = Package(
             name: "LivePushIntegrationTests",
             dependencies: ["LivePush", "LivePushLoopback", "LivePushWire"],
             exclude: ["Support/auth_server.py", "Support/trickle_relay.py", "Support/ertmp_listener.py", "Support/whip_endpoint.py",
-                      "Support/tls_terminator.py"]
+                      "Support/tls_terminator.py", "Support/hls_origin.py", "Support/hls_upload_origin.py"]
         ),
     ]
 )

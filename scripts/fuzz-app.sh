@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz-app.sh TARGET [SECONDS] [MAX_LEN]   (default 600 s; TARGET: receiver-session,
 #                                                     recorder, schedule, channels-config,
-#                                                     whip-response, sdp-answer)
+#                                                     whip-response, sdp-answer, hls-playlist)
 #
 # These targets reach LivePush and LivePushLoopback (NIO, libav*, librtmp), so SwiftPM builds every
 # module with -sanitize=fuzzer,address into .build-fuzz/spm (SwiftPM's --sanitize instruments the C
@@ -23,7 +23,8 @@ case "$target" in
     recorder) max_len=${3:-65536} ;;
     schedule|channels-config|sdp-answer) max_len=${3:-8192} ;;
     whip-response) max_len=${3:-16384} ;;  # room for a head with several Link fields and an answer
-    *) echo "usage: scripts/fuzz-app.sh receiver-session|recorder|schedule|channels-config|whip-response|sdp-answer [SECONDS] [MAX_LEN]" >&2; exit 2 ;;
+    hls-playlist) max_len=${3:-16384} ;;  # a window of some segments with their tags
+    *) echo "usage: scripts/fuzz-app.sh receiver-session|recorder|schedule|channels-config|whip-response|sdp-answer|hls-playlist [SECONDS] [MAX_LEN]" >&2; exit 2 ;;
 esac
 
 out=.build-fuzz

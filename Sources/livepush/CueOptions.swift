@@ -17,7 +17,7 @@ struct CueOptions: ParsableArguments {
                                valueName: "PATH"))
     var alternate: String?
 
-    @Option(help: ArgumentHelp("Which cues open opportunities: a comma-separated list of splice_insert, break, provider_po, distributor_po, provider_ad, distributor_ad, blackout, 0xNN (a segmentation start type) or blackout:0xNN. Default: splice_insert,break,provider_po,distributor_po,blackout.",
+    @Option(help: ArgumentHelp("Which cues open opportunities: a comma-separated list of splice_insert, break, provider_po, distributor_po, provider_ad, distributor_ad, blackout, 0xNN (a segmentation start type) or blackout:0xNN. Default: splice_insert,break,provider_po,distributor_po,blackout. An HLS input's tags may be named too (#EXT-OATCLS-SCTE35, #EXT-X-CUE-OUT, #EXT-X-DATERANGE): then only those are read (default: all).",
                                valueName: "LIST"))
     var subscribe: String?
 

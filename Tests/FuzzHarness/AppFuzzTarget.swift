@@ -25,6 +25,8 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
     case whipResponse = "whip-response"
     /// A WHIP endpoint's SDP answer (AppFuzzTarget+WHIP).
     case sdpAnswer = "sdp-answer"
+    /// An HLS origin's playlist, as the HLS input reads it (AppFuzzTarget+HLS).
+    case hlsPlaylist = "hls-playlist"
 
     /// Runs the reader over `bytes`; the property it broke, or nil.
     func check(_ bytes: [UInt8]) -> String? {
@@ -35,6 +37,7 @@ enum AppFuzzTarget: String, CaseIterable, Sendable, FuzzCheck {
         case .channelsConfig: return Self.checkChannelsConfig(bytes)
         case .whipResponse: return Self.checkWHIPResponse(bytes)
         case .sdpAnswer: return Self.checkSDPAnswer(bytes)
+        case .hlsPlaylist: return Self.checkHLSPlaylist(bytes)
         }
     }
 

@@ -12,6 +12,8 @@ public struct CueSubscription: Sendable, Equatable {
                                            SCTE35SegmentationType.distributorPlacementOpportunityStart]
     /// Segmentation starts that open a blackout.
     public var blackoutTypes: Set<UInt8> = [SCTE35SegmentationType.programBlackoutOverride]
+    /// The cue tags an HLS input reads (the TVSDK's `setSubscribedTags`): all by default.
+    public var hlsTags: Set<HLSTagFamily> = Set(HLSTagFamily.allCases)
 
     /// Creates the default subscription.
     public init() {}
@@ -28,16 +30,27 @@ public struct CueSubscription: Sendable, Equatable {
     ]
 
     /// Parses a comma-separated list of names (``names``), `0xNN` segmentation start types (ad
-    /// breaks) and `blackout:0xNN` (blackouts). Throws `breakSetupInvalid` naming a bad item.
+    /// breaks), `blackout:0xNN` (blackouts) and HLS tag names (``HLSTagFamily``:
+    /// `#EXT-OATCLS-SCTE35`, `#EXT-X-CUE-OUT` or `#EXT-X-CUE-IN`, `#EXT-X-DATERANGE`). Tag names
+    /// choose which tags an HLS input reads (all when none is named); the other names, which
+    /// cues open opportunities (the default ones when none is named). Throws
+    /// `breakSetupInvalid` naming a bad item.
     public init(parsing list: String) throws(LivePushError) {
         spliceInserts = false
         adBreakTypes = []
         blackoutTypes = []
+        var tags: Set<HLSTagFamily> = []
+        var namesCues = false
         let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
         guard !items.isEmpty, !items.contains(where: \.isEmpty) else {
             throw LivePushError(.breakSetupInvalid, "--subscribe: give a comma-separated list of cue names")
         }
         for item in items {
+            if let family = HLSTagFamily(tagName: item) {
+                tags.insert(family)
+                continue
+            }
+            namesCues = true
             if let named = Self.names[item] {
                 spliceInserts = spliceInserts || named.spliceInsert
                 adBreakTypes.formUnion(named.adBreak)
@@ -48,9 +61,17 @@ public struct CueSubscription: Sendable, Equatable {
                 adBreakTypes.insert(type)
             } else {
                 let known = Self.names.keys.sorted().joined(separator: ", ")
+                let shown = TerminalText.escape(item, limit: 64)
                 throw LivePushError(.breakSetupInvalid,
-                                    "--subscribe: \"\(item)\" is not a cue name (\(known)) nor a segmentation start type like 0x30")
+                                    "--subscribe: \"\(shown)\" is not a cue name (\(known)), a segmentation start type like 0x30, nor an HLS tag (#EXT-OATCLS-SCTE35, #EXT-X-CUE-OUT, #EXT-X-DATERANGE)")
             }
+        }
+        if !tags.isEmpty { hlsTags = tags }
+        if !namesCues {
+            let defaults = CueSubscription()
+            spliceInserts = defaults.spliceInserts
+            adBreakTypes = defaults.adBreakTypes
+            blackoutTypes = defaults.blackoutTypes
         }
     }
 

@@ -18,6 +18,11 @@ final class FFDemuxer {
     private(set) var streams: [DemuxedStream] = []
     /// A regular file: reading it never waits for a writer (unlike a pipe, a FIFO or a device).
     let isRegularFile: Bool
+    /// What a demuxer over a ``DemuxerByteSource`` reads, and the AVIO context reading it
+    /// (freed here: libavformat leaves a custom one to its owner).
+    private(set) var byteSource: (any DemuxerByteSource)?
+    private var sourceBox: DemuxerByteSourceBox?
+    private var customIO: UnsafeMutablePointer<AVIOContext>?
 
     /// Opens and probes `path`. Runs avformat_find_stream_info only when the container header
     /// lacks something this layer needs (typical for MPEG-TS), with modest probe limits.
@@ -99,6 +104,43 @@ final class FFDemuxer {
         refreshStreams()
     }
 
+    /// Opens and probes what `source` hands out (an HLS input's segments, MPEG-TS), read
+    /// through a custom AVIO context; `name` stands for it in errors. The probe reads half a
+    /// second of media at most, so that it does not wait for the next segment of a live
+    /// playlist; the source's own waits bound every call.
+    init(source: any DemuxerByteSource, name: String) throws(LivePushError) {
+        FF.quietLogging
+        path = name
+        isRegularFile = false
+        guard let pkt = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
+        packet = pkt
+        let box = DemuxerByteSourceBox(source)
+        byteSource = source
+        sourceBox = box
+        let size = 64 * 1024
+        guard let buffer = av_malloc(size) else { throw LivePushError(.outOfMemory, "av_malloc") }
+        guard let io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0,
+                                          Unmanaged.passUnretained(box).toOpaque(), { DemuxerByteSourceBox.read($0, $1, $2) }, nil, nil) else {
+            av_free(buffer)
+            throw LivePushError(.outOfMemory, "avio_alloc_context")
+        }
+        customIO = io
+        guard let ctx = avformat_alloc_context() else { throw LivePushError(.outOfMemory, "avformat_alloc_context") }
+        ctx.pointee.pb = io
+        ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        var options = FFInputPolicy.options(protocols: "")
+        defer { av_dict_free(&options) }
+        var opened: UnsafeMutablePointer<AVFormatContext>? = ctx
+        var rc = avformat_open_input(&opened, "", nil, &options)  // frees ctx (not the AVIO) on failure
+        guard rc >= 0, let opened else { throw LivePushError(.notMedia, "\(name): \(FF.describe(rc))") }
+        context = opened
+        opened.pointee.probesize = 1 << 20
+        opened.pointee.max_analyze_duration = Int64(AV_TIME_BASE) / 2
+        rc = avformat_find_stream_info(opened, nil)
+        guard rc >= 0 else { throw LivePushError(.notMedia, "\(name): \(FF.describe(rc))") }
+        refreshStreams()
+    }
+
     /// A live input's URL as it may be shown: credentials and the stream name masked.
     static func redacted(_ url: String) -> String {
         Redaction.redactStreamKey(url)
@@ -115,6 +157,11 @@ final class FFDemuxer {
         var p: UnsafeMutablePointer<AVPacket>? = packet
         av_packet_free(&p)
         if context != nil { avformat_close_input(&context) }
+        if let io = customIO {
+            av_freep(&io.pointee.buffer)
+            var freed: UnsafeMutablePointer<AVIOContext>? = io
+            avio_context_free(&freed)
+        }
     }
 
     private var needsStreamInfo: Bool {
@@ -154,6 +201,9 @@ final class FFDemuxer {
         guard streams.indices.contains(index) else { return nil }
         return FF.micros(packet.pointee.pts, streams[index].timeBase)
     }
+
+    /// The byte position in the input of the packet `read()` filled (-1 when unknown).
+    var packetPosition: Int64 { packet.pointee.pos }
 
     /// The bytes of the packet `read()` filled.
     var packetBytes: [UInt8] {

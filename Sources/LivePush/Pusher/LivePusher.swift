@@ -121,10 +121,13 @@ public final class LivePusher: Sendable {
         let media = mediaOptions
         if FFInputPolicy.liveProtocols(for: path) != nil {
             let live = try FailoverInput(url: path, options: config.liveInput, media: media,
-                                         clock: config.monotonicClock) { [weak self] in
+                                         clock: config.monotonicClock, tls: config.tls,
+                                         hlsTags: config.breaks.subscription.hlsTags) { [weak self] in
                 self?.emit(.input($0))
             }
-            try start(InputAndStages(input: live, stages: stages), urls: pushURLs, liveInputStats: { live.stats })
+            // An HLS input's tags are cues: its breaks work as a TS file's do.
+            let breaks = live.readsCues ? try makeBreakSetup(for: live.info, path: nil, stages: stages) : nil
+            try start(InputAndStages(input: live, stages: stages, breaks: breaks), urls: pushURLs, liveInputStats: { live.stats })
             return
         }
         let source = try MediaInputFactory.open(path: path, options: media, stages: stages)

@@ -39,7 +39,7 @@ final class ConnectionWorkers: Sendable {
     static let fetchingAudio = ConnectionWorkers(maximumThreads: 16, name: "livepush.fetch")
     /// HLS outputs' stores (``HLSWriter``): a job per output with segments queued, which writes
     /// them (a file, an upload that can wait for its timeout) and returns.
-    static let hlsWriting = ConnectionWorkers(maximumThreads: 16, name: "livepush.hls")
+    static let hlsWriting = ConnectionWorkers(maximumThreads: 16, name: "livepush.hlsout")
 
     /// A scheduled job, to run it earlier (``runNow(_:)``) or drop it (``cancel(_:)``).
     struct Ticket: Hashable, Sendable {

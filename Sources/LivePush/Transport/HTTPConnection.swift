@@ -44,10 +44,12 @@ final class HTTPConnection {
         Glibc.close(fd)
     }
 
-    /// Sends `request` and reads the response, until the deadline at most.
-    func exchange(_ request: [UInt8], deadline: ContinuousClock.Instant) throws(LivePushError) -> HTTPMessage {
+    /// Sends `request` and reads the response, until the deadline at most; a body longer than
+    /// `maxBodyBytes` is refused.
+    func exchange(_ request: [UInt8], deadline: ContinuousClock.Instant,
+                  maxBodyBytes: Int = HTTPResponseParser.maxBodyBytes) throws(LivePushError) -> HTTPMessage {
         try send(request, deadline: deadline)
-        var parser = HTTPResponseParser()
+        var parser = HTTPResponseParser(maxBodyBytes: maxBodyBytes)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         do {
             while true {
@@ -56,7 +58,7 @@ final class HTTPConnection {
                 if let response = try parser.feed(buffer[..<n]) { return response }
             }
         } catch let failure as HTTPResponseParser.Failure {
-            throw LivePushError(.whipServerError, "\(label): \(Self.describe(failure))")
+            throw LivePushError(.whipServerError, "\(label): \(Self.describe(failure, bodyLimit: maxBodyBytes))")
         } catch let error as LivePushError {
             throw error
         } catch {
@@ -127,11 +129,11 @@ final class HTTPConnection {
         return left
     }
 
-    private static func describe(_ failure: HTTPResponseParser.Failure) -> String {
+    private static func describe(_ failure: HTTPResponseParser.Failure, bodyLimit: Int) -> String {
         switch failure {
         case .malformed(let why): "malformed HTTP response: \(why)"
         case .headersTooLarge: "the response's header exceeds \(HTTPResponseParser.maxHeaderBytes / 1024) KiB"
-        case .bodyTooLarge: "the response's body exceeds \(HTTPResponseParser.maxBodyBytes / 1024) KiB"
+        case .bodyTooLarge: "the response's body exceeds \(bodyLimit / 1024) KiB"
         case .truncated: "the server closed the connection before its response was complete"
         }
     }

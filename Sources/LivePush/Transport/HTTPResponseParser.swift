@@ -46,7 +46,12 @@ struct HTTPResponseParser {
     /// Bytes of the head (and then of the trailers) read so far, for the 64 KiB bound.
     private var headBytes = 0
 
-    init() {}
+    /// The body's bound: ``maxBodyBytes`` unless the caller expects more (an HLS segment).
+    let bodyLimit: Int
+
+    init(maxBodyBytes: Int = HTTPResponseParser.maxBodyBytes) {
+        bodyLimit = maxBodyBytes
+    }
 
     /// The whole response in `bytes`, which end where the connection did.
     static func parse(_ bytes: [UInt8]) throws(Failure) -> HTTPMessage {
@@ -104,7 +109,7 @@ struct HTTPResponseParser {
                 phase = .done
             case .untilClose:
                 take(upTo: buffer.count - offset)
-                guard body.count <= Self.maxBodyBytes else { throw .bodyTooLarge }
+                guard body.count <= bodyLimit else { throw .bodyTooLarge }
                 return
             case .chunkSize:
                 guard let line = try nextLine(limit: Self.maxChunkLineBytes, tooLong: .malformed("chunk-size line too long")) else { return }
@@ -116,7 +121,7 @@ struct HTTPResponseParser {
                     // The trailers count against the head's bound: they are fields too.
                     phase = .trailers
                 } else {
-                    guard body.count + size <= Self.maxBodyBytes else { throw .bodyTooLarge }
+                    guard body.count + size <= bodyLimit else { throw .bodyTooLarge }
                     phase = .chunkData(remaining: size)
                 }
             case .chunkData(let remaining):
@@ -199,7 +204,7 @@ struct HTTPResponseParser {
         guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 10,
               first.utf8.allSatisfy({ (48...57).contains($0) }), let length = Int(first)
         else { throw .malformed("bad Content-Length") }
-        guard length <= Self.maxBodyBytes else { throw .bodyTooLarge }
+        guard length <= bodyLimit else { throw .bodyTooLarge }
         phase = length == 0 ? .done : .fixedLength(length)
     }
 

@@ -26,15 +26,28 @@ final class FailoverInput: MediaInput, Sendable {
     /// `duration`: the input ends after this much output (a live playout entry); nil: when stopped.
     /// `requiresFeed`: a feed that does not answer the probe fails the init instead of starting
     /// on the backup or slate.
+    /// An `http(s)://…m3u8` URL is an HLS input (``HLSFeedSource``): `tls` checks its origin,
+    /// `hlsTags` are the cue tags it reads.
     init(url: String, options: LiveInputOptions, media: MediaSourceOptions,
          duration: Duration? = nil, requiresFeed: Bool = false, clock: any MonotonicClock = SystemMonotonicClock(),
+         tls: TLSOptions = TLSOptions(), hlsTags: Set<HLSTagFamily> = Set(HLSTagFamily.allCases),
          report: @escaping @Sendable (InputEvent) -> Void) throws(LivePushError) {
         let name = FFDemuxer.redacted(url)
         let interrupt = IOInterrupt()
+        let hls: HLSFeedSource?
+        if HLSFeedSource.handles(url, followsReferences: options.followsReferences) {
+            hls = try HLSFeedSource(url: url, options: options, tls: tls, tags: hlsTags, clock: clock)
+        } else {
+            hls = nil
+        }
         var probed: FFDemuxer?
         do {
-            probed = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt,
-                                         followsReferences: options.followsReferences)
+            if let hls {
+                probed = try hls.openDemuxer()
+            } else {
+                probed = try FFDemuxer(url: url, timeout: options.timeout, interrupt: interrupt,
+                                       followsReferences: options.followsReferences)
+            }
         } catch {
             if requiresFeed { throw error }
             report(.primaryRetry(error, retryIn: .zero))
@@ -54,10 +67,11 @@ final class FailoverInput: MediaInput, Sendable {
         } ?? black
         let feedAnswered = probed != nil
         let feed = LiveFeed(url: url, name: name, opened: probed.map { ($0, interrupt) }, size: format.size,
-                            frameRate: format.frameRate, audio: format.audio, options: options, clock: clock, report: report)
+                            frameRate: format.frameRate, audio: format.audio, options: options, clock: clock, hls: hls, report: report)
         let progress = LiveInputProgress(clock: clock)
         self.feed = feed
         self.progress = progress
+        readsCues = hls != nil
         slots = Mutex(FailoverSlots(frames: frames, feed: feed, backup: backup, progress: progress,
                                     options: options, report: report, frameDuration: MediaTime(seconds: 1 / format.frameRate).microseconds,
                                     black: black, slate: slate, end: duration.map { $0.nanoseconds / 1000 },
@@ -80,6 +94,9 @@ final class FailoverInput: MediaInput, Sendable {
     }
 
     var readsWithoutWaiting: Bool { false }
+
+    /// Whether its primary is an HLS input, whose tags make cues (a push gives it its breaks).
+    let readsCues: Bool
 
     /// The output's time starts at 0 with its first slot.
     var start: MediaStart? { MediaStart(presentation: 0, decode: 0) }

@@ -1,3 +1,5 @@
+import LivePushWire
+
 /// The producer's side of a ``FailoverInput``: the frame slots of the output's own timeline,
 /// what each shows (``FailoverStateMachine``), its pictures handed out raw for the push's encode
 /// after the clock (``VideoEncodeStage``, with the filters) and its sound raw for the push's
@@ -31,6 +33,8 @@ final class FailoverSlots {
     private var nextAudioSample: Int64 = 0
     /// Monotonic µs of the output's time 0, set by the first slot.
     private var anchor: Int64?
+    /// An HLS input's cues for the pictures just taken, handed out before the next packet.
+    private var cues: [MediaPacket] = []
 
     init(frames: RawFrameQueue, feed: LiveFeed, backup: BackupFile?, progress: LiveInputProgress,
          options: LiveInputOptions, report: @escaping @Sendable (InputEvent) -> Void, frameDuration: Int64,
@@ -50,7 +54,21 @@ final class FailoverSlots {
     }
 
     func nextPacket() throws(LivePushError) -> MediaPacket? {
-        try frames.nextPacket(taking: generate)
+        if !cues.isEmpty { return cues.removeFirst() }
+        let packet = try frames.nextPacket(taking: generate)
+        // Cues found while making it go first: they belong to a picture it made.
+        guard !cues.isEmpty else { return packet }
+        if let packet { cues.append(packet) }
+        return cues.removeFirst()
+    }
+
+    /// A cue at output time `time` (the picture it goes with): its section with the splice
+    /// moved there, since an HLS tag places its cue by its segment, whatever time the section
+    /// says; a section that does not parse goes as it is, for the push to refuse and report.
+    private func cue(_ section: [UInt8], at time: Int64) -> MediaPacket {
+        guard let parsed = try? SpliceInfoSection(parsing: section) else { return .spliceSection(section, at: time) }
+        let ticks = UInt64(max(0, time)) * SCTE35.clockRate / 1_000_000 & SCTE35.ticksMask
+        return .spliceSection(parsed.restamped(toTicks: ticks).encoded(), at: time)
     }
 
     func suspend() {
@@ -135,6 +153,7 @@ final class FailoverSlots {
             if let picture = feed.takeVideo() {
                 lastPicture = picture
                 primaryClock = (output: time, source: picture.timestamp)
+                cues += feed.takeCues().map { cue($0, at: time) }
                 return picture
             }
             return fill()

@@ -36,35 +36,64 @@ final class FeedDecoder {
     var hasVideo: Bool { video != nil }
     var hasAudio: Bool { audio != nil }
 
+    /// The packet ``decodeNext(into:)`` read last: its byte position in the input (-1 when
+    /// unknown), its time (µs) and whether it is the video's.
+    private(set) var lastPacket: (position: Int64, time: Int64?, isVideo: Bool) = (-1, nil, false)
+
     /// Reads one packet and appends what it decodes to; false at the end of the input.
     func decodeNext(into frames: inout [Frame]) throws(LivePushError) -> Bool {
         guard try demuxer.read() else { return false }
         let packet = demuxer.packet
-        if let video, packet.pointee.stream_index == video.index {
+        let isVideo = video.map { packet.pointee.stream_index == $0.index } ?? false
+        lastPacket = (demuxer.packetPosition, demuxer.packetMicros, isVideo)
+        if let video, isVideo {
             try video.decoder.send(packet)
-            while try video.decoder.receive() {
-                let decoded = video.decoder.frame
-                let time = FF.micros(decoded.pointee.best_effort_timestamp, video.timeBase) ?? 0
-                let picture = scaler.fits(decoded) ? decoded : try scaler.scale(decoded)
-                // Shares the scaler's buffer: it is copied before the scaler writes it again.
-                if let frame = try VideoFrame(referencing: picture, timestamp: time) { frames.append(.video(frame)) }
-            }
+            try receiveVideo(video, into: &frames)
         } else if let audio, packet.pointee.stream_index == audio.index {
             try audio.decoder.send(packet)
-            while try audio.decoder.receive() {
-                let decoded = audio.decoder.frame
-                let time = FF.micros(decoded.pointee.best_effort_timestamp, audio.timeBase) ?? 0
-                let format = audioFormat
-                try resampler.convert(decoded) { planes, count throws(LivePushError) in
-                    var block = try AudioFrame(sampleRate: format.sampleRate, channels: format.channels,
-                                               sampleCount: Int(count), timestamp: time)
-                    let sources = (0..<format.channels).map { UnsafePointer(UnsafeRawPointer(planes[$0]!).assumingMemoryBound(to: Float.self)) }
-                    try block.replaceSamples(at: 0, fromPlanes: sources, count: Int(count))
-                    frames.append(.audio(block))
-                }
-            }
+            try receiveAudio(audio, into: &frames)
         }
         return true
+    }
+
+    /// At the end of the input: what the decoders still hold (a decoder that reorders keeps a
+    /// picture or two back). They take packets again afterwards only after ``rewind()``.
+    func drain(into frames: inout [Frame]) throws(LivePushError) {
+        if let video {
+            try video.decoder.send(nil)
+            try receiveVideo(video, into: &frames)
+        }
+        if let audio {
+            try audio.decoder.send(nil)
+            try receiveAudio(audio, into: &frames)
+        }
+    }
+
+    private func receiveVideo(_ video: (decoder: FFDecoder, index: Int32, timeBase: AVRational),
+                              into frames: inout [Frame]) throws(LivePushError) {
+        while try video.decoder.receive() {
+            let decoded = video.decoder.frame
+            let time = FF.micros(decoded.pointee.best_effort_timestamp, video.timeBase) ?? 0
+            let picture = scaler.fits(decoded) ? decoded : try scaler.scale(decoded)
+            // Shares the scaler's buffer: it is copied before the scaler writes it again.
+            if let frame = try VideoFrame(referencing: picture, timestamp: time) { frames.append(.video(frame)) }
+        }
+    }
+
+    private func receiveAudio(_ audio: (decoder: FFDecoder, index: Int32, timeBase: AVRational),
+                              into frames: inout [Frame]) throws(LivePushError) {
+        while try audio.decoder.receive() {
+            let decoded = audio.decoder.frame
+            let time = FF.micros(decoded.pointee.best_effort_timestamp, audio.timeBase) ?? 0
+            let format = audioFormat
+            try resampler.convert(decoded) { planes, count throws(LivePushError) in
+                var block = try AudioFrame(sampleRate: format.sampleRate, channels: format.channels,
+                                           sampleCount: Int(count), timestamp: time)
+                let sources = (0..<format.channels).map { UnsafePointer(UnsafeRawPointer(planes[$0]!).assumingMemoryBound(to: Float.self)) }
+                try block.replaceSamples(at: 0, fromPlanes: sources, count: Int(count))
+                frames.append(.audio(block))
+            }
+        }
     }
 
     /// Back to the start (a looped backup); the decoders forget what they held.

@@ -9,7 +9,12 @@ import Synchronization
 /// Nothing is read ahead beyond the buffer: its pace is the feed's. When the output takes
 /// frames more slowly than they arrive, the oldest beyond the cap are dropped and counted.
 /// The thread blocks in libavformat's reads (which have no other way to wait); it is the one
-/// thread a live input costs.
+/// thread a live input costs (an HLS input has a second, its fetcher).
+///
+/// An HLS input (``HLSFeedSource``) is read differently: its segments come from its own
+/// fetcher, a demuxer reads them (a new one after each discontinuity, without a retry), and
+/// the reader paces what it decodes (``HLSPacer``), so that a segment that arrives whole plays
+/// whole; the tags' cues wait beside the pictures for the one they belong to (``takeCues()``).
 final class LiveFeed: Sendable {
     /// What the output needs to decide a frame slot.
     struct Status {
@@ -30,11 +35,19 @@ final class LiveFeed: Sendable {
     /// The push's clock: when pictures arrived, and which are ready to go out.
     private let clock: any MonotonicClock
     private let frameDuration: Int64
+    /// An HLS input's segments; nil: libavformat reads the URL.
+    private let hls: HLSFeedSource?
 
     /// The jitter buffer and the connection's state, shared by the reader and the producer.
     private struct State {
-        /// Pictures waiting, with when each arrived (µs, monotonic).
-        var video = Deque<(picture: VideoFrame, arrival: Int64)>()
+        /// Pictures waiting, with when each arrived (µs, monotonic) and its number.
+        var video = Deque<(picture: VideoFrame, arrival: Int64, number: Int64)>()
+        /// Pictures delivered so far: the next one's number.
+        var delivered: Int64 = 0
+        /// The number of the picture taken (or dropped) last.
+        var lastTaken: Int64 = -1
+        /// An HLS input's cues, each with the number of the picture it goes with.
+        var cues = Deque<(picture: Int64, section: [UInt8])>()
         /// Whether the feed's current connection carries sound: its pictures then wait for it.
         var feedHasAudio = false
         var audio = SampleQueue()
@@ -59,12 +72,16 @@ final class LiveFeed: Sendable {
     /// Woken when frames arrived or the feed stopped: the producer waiting for the first
     /// picture, the reader waiting to connect again.
     private let changed = ProgressSignal()
+    /// The HLS reader's own waits (its pace, its backoff), woken by a stop or a segment that
+    /// arrives: on `changed` it could take a wake meant for the producer's first picture.
+    private let readerWake = ProgressSignal()
 
     /// `opened`: the demuxer the input's format was probed on (and the interrupt it was opened
     /// with), used for the first connection.
     init(url: String, name: String, opened: sending (FFDemuxer, IOInterrupt)?, size: VideoSize, frameRate: Double, audio: AudioFormat,
-         options: LiveInputOptions, clock: any MonotonicClock = SystemMonotonicClock(),
+         options: LiveInputOptions, clock: any MonotonicClock = SystemMonotonicClock(), hls: HLSFeedSource? = nil,
          report: @escaping @Sendable (InputEvent) -> Void) {
+        self.hls = hls
         self.url = url
         self.clock = clock
         self.name = name
@@ -80,7 +97,11 @@ final class LiveFeed: Sendable {
     }
 
     func start() {
-        WorkerThread.start(name: "livepush.input") { self.run() }
+        // A segment that arrives ends the reader's wait between two attempts.
+        hls?.queue.onArrival { [readerWake] in readerWake.wake() }
+        WorkerThread.start(name: "livepush.input") {
+            if let hls = self.hls { self.run(hls) } else { self.run() }
+        }
     }
 
     /// Ends the thread: its blocking read is interrupted at once.
@@ -89,7 +110,9 @@ final class LiveFeed: Sendable {
             $0.stopped = true
             $0.interrupt.cancel()
         }
+        hls?.stop()
         changed.wake()
+        readerWake.wake()
     }
 
     var status: Status {
@@ -110,10 +133,12 @@ final class LiveFeed: Sendable {
     /// without their sound.
     static let soundWait = MediaTime.seconds(1).microseconds
 
-    /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed.
+    /// Waits until a picture has arrived, the feed is stopped, or `timeout` has passed (plus,
+    /// for an HLS input, its buffer: the first picture is handed over one target duration late).
     func awaitFirstPicture(timeout: Duration) {
         let sampleRate = audioFormat.sampleRate
-        changed.wait(limit: timeout) {
+        let limit = timeout + .microseconds(hls?.startDelay ?? 0)
+        changed.wait(limit: limit) {
             state.withLock { $0.stopped || $0.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate) > 0 }
         }
     }
@@ -127,11 +152,27 @@ final class LiveFeed: Sendable {
             var ready = state.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate)
             guard ready > 0 else { return nil }
             while ready > 2 * keep {
-                state.video.removeFirst()
+                state.lastTaken = state.video.removeFirst().number
                 state.droppedFrames += 1
                 ready -= 1
             }
-            return state.video.popFirst()?.picture
+            guard let taken = state.video.popFirst() else { return nil }
+            state.lastTaken = taken.number
+            return taken.picture
+        }
+    }
+
+    /// The cues of the pictures taken (or dropped) so far, in order; those of pictures dropped
+    /// more than a second's worth of pictures ago are stale (the feed was off air) and go.
+    func takeCues() -> [[UInt8]] {
+        let stale = Int64(1_000_000 / frameDuration)
+        return state.withLock { state in
+            var due: [[UInt8]] = []
+            while let first = state.cues.first, first.picture <= state.lastTaken {
+                state.cues.removeFirst()
+                if first.picture >= state.lastTaken - stale { due.append(first.section) }
+            }
+            return due
         }
     }
 
@@ -174,7 +215,7 @@ final class LiveFeed: Sendable {
         state.withLock { state in
             var ready = state.readyPictures(now: clock.now().microseconds, sampleRate: sampleRate)
             while ready > keepVideo {
-                state.video.removeFirst()
+                state.lastTaken = state.video.removeFirst().number
                 ready -= 1
             }
             state.audio.dropOldest(keepingAtLeast: keepAudio)
@@ -237,6 +278,93 @@ final class LiveFeed: Sendable {
         }
     }
 
+    /// An HLS input's reader: a demuxer over the fetched segments, a new one after each
+    /// boundary (no retry, nothing forgotten, the pace goes on), decoded at the pace of the
+    /// media (``HLSPacer``). A demuxer that fails (no segment within its wait, a segment that
+    /// does not decode) is a failure as for any feed: `inputRetry`, a backoff that a segment
+    /// arriving ends, and the buffer forgotten.
+    private func run(_ hls: HLSFeedSource) {
+        var failures = 0
+        var continuing = false
+        var pacer = HLSPacer(startDelay: hls.startDelay, lead: options.jitterBuffer.nanoseconds / 1000)
+        while !isStopped {
+            let opened = firstDemuxer.withLock { $0.take() }
+            do throws(LivePushError) {
+                let demuxer: FFDemuxer
+                if let opened { demuxer = opened } else { demuxer = try hls.openDemuxer() }
+                guard let source = demuxer.byteSource as? HLSByteSource else {
+                    throw LivePushError(.mediaReadFailed, "\(name): not read from its segments")
+                }
+                let decoder = try FeedDecoder(demuxer: demuxer, size: size, audio: audioFormat)
+                let (hasAudio, fresh) = (decoder.hasAudio, !continuing)
+                state.withLock { state in
+                    state.feedHasAudio = hasAudio
+                    guard fresh else { return }
+                    state.connections += 1
+                    state.lastTaken = state.delivered - 1
+                    state.video.removeAll()
+                    state.audio.removeAll()
+                    state.cues.removeAll()
+                }
+                if continuing {
+                    pacer.boundary()
+                } else {
+                    pacer = HLSPacer(startDelay: hls.startDelay, lead: options.jitterBuffer.nanoseconds / 1000)
+                }
+                continuing = false
+                var frames: [FeedDecoder.Frame] = []
+                while !isStopped {
+                    guard try decoder.decodeNext(into: &frames) else {
+                        try decoder.drain(into: &frames)
+                        if !frames.isEmpty, pace(frames, &pacer, hasVideo: decoder.hasVideo) { deliver(frames) }
+                        guard source.endedAtBoundary else {
+                            throw source.failure ?? LivePushError(.mediaReadFailed, "\(name): the playlist ended")
+                        }
+                        continuing = true
+                        break
+                    }
+                    let packet = decoder.lastPacket
+                    if packet.isVideo || !decoder.hasVideo {
+                        let cues = source.cues(atPacket: packet.position, time: packet.time)
+                        // The segment's first picture is the next one delivered.
+                        if !cues.isEmpty { state.withLock { state in for cue in cues.suffix(64) { state.cues.append((state.delivered, cue)) } } }
+                    }
+                    if frames.isEmpty { continue }
+                    guard pace(frames, &pacer, hasVideo: decoder.hasVideo) else { break }
+                    deliver(frames)
+                    frames.removeAll(keepingCapacity: true)
+                    failures = 0
+                }
+            } catch {
+                guard !isStopped else { break }
+                failures += 1
+                continuing = false
+                var delay = options.retryInterval
+                for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
+                state.withLock { $0.steadySince = nil }
+                report(.primaryRetry(error, retryIn: delay))
+                // The backoff; a segment that arrives, or `stop`, ends it at once.
+                readerWake.wait(limit: delay) { isStopped || hls.queue.hasSegment }
+            }
+        }
+    }
+
+    /// Waits until `frames` are due: their first picture's (or, without video, their sound's)
+    /// media time, as the pacer places it. False once stopped.
+    private func pace(_ frames: [FeedDecoder.Frame], _ pacer: inout HLSPacer, hasVideo: Bool) -> Bool {
+        let media = frames.lazy.compactMap { frame -> Int64? in
+            switch frame {
+            case .video(let picture): picture.timestamp
+            case .audio(let sound): hasVideo ? nil : sound.timestamp
+            }
+        }.first
+        guard let media else { return !isStopped }
+        let due = pacer.releaseTime(media: media, now: clock.now().microseconds, frameDuration: frameDuration)
+        let left = due - clock.now().microseconds
+        if left > 0 { readerWake.wait(limit: .microseconds(left)) { isStopped } }
+        return !isStopped
+    }
+
     private func deliver(_ frames: [FeedDecoder.Frame]) {
         let now = clock.now().microseconds
         // The hard cap, whatever the output does: a second and a half of pictures (some may
@@ -244,19 +372,22 @@ final class LiveFeed: Sendable {
         let maxVideo = max(2, Int(1_500_000 / frameDuration))
         let maxAudio = audioFormat.sampleRate
         state.withLock { state in
+            // An HLS input's cues wait for their pictures; a feed off air for long keeps the newest.
+            while state.cues.count > 64 { state.cues.removeFirst() }
             if let last = state.lastArrival, now - last > Self.steadyGap { state.steadySince = nil }
             if state.steadySince == nil { state.steadySince = now }
             state.lastArrival = now
             for frame in frames {
                 switch frame {
                 case .video(let picture):
-                    state.video.append((picture, now))
+                    state.video.append((picture, now, state.delivered))
+                    state.delivered += 1
                 case .audio(let sound):
                     state.audio.append(sound)
                 }
             }
             while state.video.count > maxVideo {
-                state.video.removeFirst()
+                state.lastTaken = state.video.removeFirst().number
                 state.droppedFrames += 1
             }
             state.audio.dropOldest(whileMoreThan: maxAudio)
