@@ -268,10 +268,7 @@ final class LiveFeed: Sendable {
             } catch {
                 guard !isStopped else { break }
                 failures += 1
-                var delay = options.retryInterval
-                for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
-                state.withLock { $0.steadySince = nil }
-                report(.primaryRetry(error, retryIn: delay))
+                let delay = reportRetry(error, failures: failures)
                 // The backoff; `stop` ends it at once.
                 changed.wait(limit: delay) { isStopped }
             }
@@ -339,14 +336,22 @@ final class LiveFeed: Sendable {
                 guard !isStopped else { break }
                 failures += 1
                 continuing = false
-                var delay = options.retryInterval
-                for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
-                state.withLock { $0.steadySince = nil }
-                report(.primaryRetry(error, retryIn: delay))
+                let delay = reportRetry(error, failures: failures)
                 // The backoff; a segment that arrives, or `stop`, ends it at once.
                 readerWake.wait(limit: delay) { isStopped || hls.queue.hasSegment }
             }
         }
+    }
+
+    /// The feed failed for the `failures`-th time in a row: `inputRetry` with the backoff's
+    /// delay (doubling from `retryInterval` up to `maxRetryInterval`), which it returns; the
+    /// feed is no longer steady.
+    private func reportRetry(_ error: LivePushError, failures: Int) -> Duration {
+        var delay = options.retryInterval
+        for _ in 1..<min(failures, 16) { delay = min(delay * 2, options.maxRetryInterval) }
+        state.withLock { $0.steadySince = nil }
+        report(.primaryRetry(error, retryIn: delay))
+        return delay
     }
 
     /// Waits until `frames` are due: their first picture's (or, without video, their sound's)
