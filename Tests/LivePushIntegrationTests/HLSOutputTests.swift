@@ -48,7 +48,7 @@ final class HLSOutputTests: XCTestCase {
         print("HLSOutputTests playout: \(playlist.segments.map { ($0.uri, $0.start, $0.duration) })")
         XCTAssertTrue(playlist.ended, "#EXT-X-ENDLIST at the end")
         XCTAssertEqual(playlist.mediaSequence, 0)
-        XCTAssertEqual(playlist.targetDuration, Int((playlist.segments.map(\.duration).max() ?? 0).rounded(.up)))
+        XCTAssertEqual(playlist.targetDuration, Int((playlist.segments.map(\.duration).max() ?? 0).rounded(.toNearestOrAwayFromZero)), "RFC 8216: the longest EXTINF rounded to the nearest second")
         XCTAssertEqual(playlist.totalDuration, 28, accuracy: 0.5, "the schedule's length")
         // The output's figures in the last stats: every segment, no splice moved (the inputs start a keyframe at each).
         let stopped = result.stdoutString.split(separator: "\n").compactMap {

@@ -31,12 +31,14 @@ final class HLSMediaPlaylistTests: XCTestCase {
         XCTAssertTrue(playlist.text.hasSuffix("index5.ts\n#EXT-X-ENDLIST\n"))
     }
 
-    func testTheTargetIsTheLongestLengthAsWrittenRoundedUp() {
+    func testTheTargetIsTheLongestLengthAsWrittenRoundedToTheNearestSecond() {
         var playlist = HLSMediaPlaylist()
-        playlist.segments = [.init(uri: "a.ts", duration: 2_000_400, programDateTime: 0)]
-        XCTAssertEqual(playlist.targetDuration, 2, "2.000 as written")
-        playlist.segments.append(.init(uri: "b.ts", duration: 2_000_600, programDateTime: 0))
-        XCTAssertEqual(playlist.targetDuration, 3, "2.001 as written")
+        playlist.segments = [.init(uri: "a.ts", duration: 1_023_000, programDateTime: 0)]
+        XCTAssertEqual(playlist.targetDuration, 1, "1.023 as written (RFC 8216: EXTINF rounded to the nearest integer <= target)")
+        playlist.segments.append(.init(uri: "b.ts", duration: 2_499_400, programDateTime: 0))
+        XCTAssertEqual(playlist.targetDuration, 2, "2.499 as written")
+        playlist.segments.append(.init(uri: "c.ts", duration: 2_499_600, programDateTime: 0))
+        XCTAssertEqual(playlist.targetDuration, 3, "2.500 as written")
         playlist.segments = []
         playlist.minimumTargetDuration = 3
         XCTAssertEqual(playlist.targetDuration, 3, "a live playlist's target does not shrink")

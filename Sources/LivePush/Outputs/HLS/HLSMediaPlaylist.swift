@@ -26,9 +26,11 @@ struct HLSMediaPlaylist: Sendable, Equatable {
     /// `#EXT-X-ENDLIST`: the stream ended, no segment follows.
     var ended = false
 
-    /// `#EXT-X-TARGETDURATION`: the longest `#EXTINF` as written, rounded up to whole seconds.
+    /// `#EXT-X-TARGETDURATION`: the longest `#EXTINF` as written, rounded to the nearest whole
+    /// second, as RFC 8216 (4.3.3.1) bounds it. Rounding up instead made a 1.023 s segment of
+    /// `hls_time=1` a target of 2, and players reload a live playlist at its target.
     var targetDuration: Int {
-        segments.map { Self.ceilingSeconds(Self.milliseconds($0.duration)) }.reduce(minimumTargetDuration, max)
+        segments.map { Self.nearestSeconds(Self.milliseconds($0.duration)) }.reduce(minimumTargetDuration, max)
     }
 
     /// The playlist's text.
@@ -52,8 +54,8 @@ struct HLSMediaPlaylist: Sendable, Equatable {
         micros >= 0 ? (micros + 500) / 1000 : -((-micros + 500) / 1000)
     }
 
-    private static func ceilingSeconds(_ millis: Int64) -> Int {
-        Int(max(0, (millis + 999) / 1000))
+    private static func nearestSeconds(_ millis: Int64) -> Int {
+        Int(max(0, (millis + 500) / 1000))
     }
 
     /// Seconds with exactly 3 decimals: `2.000`, `0.040` (µs rounded to the millisecond).
