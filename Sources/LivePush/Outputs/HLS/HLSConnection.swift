@@ -43,6 +43,8 @@ final class HLSConnection: OutputConnection {
     func hasRoom(for bytes: Int64) -> Bool { writer.hasRoom(for: bytes) }
 
     func send(_ message: Message) throws(LivePushError) {
+        // A CMAF muxer that refused a frame: the stream cannot go on as it is.
+        if let failure = stream.takeFailure() { throw failure }
         guard !message.writes.isEmpty else { return }
         writer.enqueue(message.writes, streamFigures: stream.figures)
         bytesSent += wireBytes(of: message)

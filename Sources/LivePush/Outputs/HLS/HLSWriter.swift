@@ -79,8 +79,7 @@ final class HLSWriter: Sendable {
     /// The stream to go on with: the one parked by the last connection, else a new one for `info`.
     func takeStream(for info: StreamInfo) throws(LivePushError) -> HLSStream {
         if let parked = queue.withLock({ $0.parked.take() }) { return parked }
-        let muxer = try TSMuxer.make(for: info, output: "an HLS output")
-        return HLSStream(playlistName: playlistName, options: options, forms: forms, muxer: muxer, info: info, wallStart: wallStart)
+        return try HLSStream.make(playlistName: playlistName, options: options, forms: forms, info: info, wallStart: wallStart)
     }
 
     /// A connection ended: its stream waits for the next one, or for the end.
