@@ -15,11 +15,11 @@ final class HLSConnection: OutputConnection {
     }
 
     let writer: HLSWriter
-    private var stream: HLSStream
+    private var stream: HLSVariantSet
     /// Bytes handed to the writer.
     private(set) var bytesSent: Int64 = 0
 
-    init(writer: HLSWriter, stream: HLSStream) {
+    init(writer: HLSWriter, stream: HLSVariantSet) {
         self.writer = writer
         self.stream = stream
     }

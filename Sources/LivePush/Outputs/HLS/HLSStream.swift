@@ -59,22 +59,22 @@ struct HLSStream: Sendable {
 
     /// The stream `options` ask for (``HLSOptions/segmentType``); throws for a stream its
     /// segments cannot carry (MPEG-TS: H.264 or HEVC and AAC).
-    static func make(playlistName: String, options: HLSOptions, forms: HLSCueTags.Forms, info: StreamInfo,
+    /// `segmentStem`: what the segments' names start with (the playlist's stem by default).
+    static func make(playlistName: String, segmentStem: String? = nil, options: HLSOptions, forms: HLSCueTags.Forms, info: StreamInfo,
                      wallStart: Int64) throws(LivePushError) -> HLSStream {
+        var stream = HLSStream(playlistName: playlistName, segmentStem: segmentStem, options: options, forms: forms, info: info,
+                               wallStart: wallStart)
         switch options.segmentType {
-        case .mpegts:
-            return HLSStream(playlistName: playlistName, options: options, forms: forms,
-                             muxer: try TSMuxer.make(for: info, output: "an HLS output"), info: info, wallStart: wallStart)
-        case .fmp4:
-            var stream = HLSStream(playlistName: playlistName, options: options, forms: forms, info: info, wallStart: wallStart)
-            stream.fragments = HLSFragments(stem: stem(of: playlistName), info: info, videoFrame: frameDuration(of: info))
-            return stream
+        case .mpegts: stream.tsMuxer = try TSMuxer.make(for: info, output: "an HLS output")
+        case .fmp4: stream.fragments = HLSFragments(stem: stem(of: playlistName), info: info, videoFrame: frameDuration(of: info))
         }
+        return stream
     }
 
-    private init(playlistName: String, options: HLSOptions, forms: HLSCueTags.Forms, info: StreamInfo, wallStart: Int64) {
+    private init(playlistName: String, segmentStem: String? = nil, options: HLSOptions, forms: HLSCueTags.Forms, info: StreamInfo,
+                 wallStart: Int64) {
         self.playlistName = playlistName
-        segmentStem = Self.stem(of: playlistName)
+        self.segmentStem = segmentStem ?? Self.stem(of: playlistName)
         self.options = options
         self.wallStart = wallStart
         segmenter = HLSSegmenter(targetDuration: options.targetDuration, hasVideo: info.video != nil,
@@ -198,7 +198,7 @@ struct HLSStream: Sendable {
         }
         let date = wallStart + segment.start
         open = nil
-        figures.segments += 1
+        figures.count(segmentBytes: writes.last?.byteCount ?? 0, duration: end - segment.start, target: options.targetDuration)
         let tags = cueTags.tags(forSegmentAt: segment.start, date: date, splices: segment.splices)
         playlist.segments.append(.init(uri: name, duration: end - segment.start, programDateTime: date, tags: tags, map: map,
                                        discontinuity: discontinuity))
@@ -241,4 +241,26 @@ struct HLSFigures: Sendable, Equatable {
     var splicesMoved = 0
     /// Segments cut where no keyframe came for ``HLSSegmenter/maxSegmentDuration``.
     var forcedCuts = 0
+    /// The segments' bytes and lengths (µs), and the highest bit rate of one at least half the
+    /// target long (a last short segment says little): a master playlist's `AVERAGE-BANDWIDTH`
+    /// and `BANDWIDTH`.
+    var segmentBytes: Int64 = 0
+    var segmentMicros: Int64 = 0
+    var peakBitsPerSecond = 0
+    /// The peak of the short segments, used only while no segment was long enough.
+    private var shortPeak = 0
+
+    /// Bits per second over every segment written (0 before the first).
+    var averageBitsPerSecond: Int { segmentMicros > 0 ? Int(segmentBytes * 8 * 1_000_000 / segmentMicros) : 0 }
+    /// The highest segment bit rate (the short segments' while there is no other).
+    var highestBitsPerSecond: Int { peakBitsPerSecond > 0 ? peakBitsPerSecond : shortPeak }
+
+    mutating func count(segmentBytes bytes: Int, duration: Int64, target: Int64) {
+        segments += 1
+        segmentBytes += Int64(bytes)
+        segmentMicros += max(0, duration)
+        guard duration > 0 else { return }
+        let rate = Int(Int64(bytes) * 8 * 1_000_000 / duration)
+        if duration * 2 >= target { peakBitsPerSecond = max(peakBitsPerSecond, rate) } else { shortPeak = max(shortPeak, rate) }
+    }
 }
