@@ -78,6 +78,32 @@ final class HLSLadderTests: XCTestCase {
         await server.stop()
     }
 
+    /// A copied source's own SCTE-35 (out at 4.5 s for 3 s, back at 7.5 s, 1 s GOPs) with a
+    /// ladder: the variants (decoded once, encoded twice) are cut alike, and every media playlist
+    /// carries the break's tags on the same segment.
+    func testEveryVariantCarriesTheCueTagsOnTheSameSegments() throws {
+        let cued = try CuedTestMedia.make(in: dir, main: .a, seconds: 8, then: .b, for: 4,
+                                          cues: [.init(eventID: 21, at: 4.5, duration: 3), .init(eventID: 21, at: 7.5, duration: nil)])
+        let hls = dir.appendingPathComponent("hls")
+        try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
+        let result = try LivePushCLI.run(["push", cued, "file://\(hls.path)/index.m3u8?hls_time=2&hls_list_size=0",
+                                          "--output-video", "0=320x240@500", "--output-video", "0=160x120@200",
+                                          "--preset", "ultrafast", "--gop", "1", "--fast"], timeout: 180)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let variants = try (0..<2).map { try HLSTestPlaylist(path: hls.appendingPathComponent("index_v\($0).m3u8").path) }
+        for variant in variants {
+            print("HLSLadderTests cues: \(variant.segments.map { ($0.uri, $0.start, $0.duration, $0.tags.count) })")
+        }
+        XCTAssertEqual(variants[0].segments.map(\.duration), variants[1].segments.map(\.duration), "the same cuts")
+        for variant in variants {
+            let out = try XCTUnwrap(variant.segments.first { $0.tag("#EXT-X-CUE-OUT:") != nil }, "a CUE-OUT")
+            XCTAssertEqual(out.start, 5, accuracy: 0.04, "at the keyframe after the splice")
+            let back = try XCTUnwrap(variant.segments.first { $0.tags.contains("#EXT-X-CUE-IN") }, "a CUE-IN")
+            XCTAssertEqual(back.start, 8, accuracy: 0.04)
+        }
+        XCTAssertEqual(variants[0].segments.map(\.tags), variants[1].segments.map(\.tags), "the same tags on the same segments")
+    }
+
     /// A ladder on an output that carries one video is refused at the start, with a sentence.
     func testALadderOnAnRTMPOutputIsRefused() throws {
         let result = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), "rtmp://127.0.0.1:1/live/x",
