@@ -192,7 +192,8 @@ final class RenditionStage {
     /// when the output takes the push's own video (the input is asked instead).
     func requestKeyframe(forOutput id: Int) -> Bool {
         guard let index = branches.firstIndex(where: { $0.outputs.contains(id) }) else { return false }
-        branches[index].keyframeOwed = true
+        // A ladder's variants keep their keyframes together: all of them, or none.
+        for other in branches.indices where other == index || alignsKeyframes { branches[other].keyframeOwed = true }
         return true
     }
 
