@@ -23,7 +23,7 @@ struct PushCommand: AsyncParsableCommand {
     @Argument(help: "The media file (MP4, MOV, MKV, FLV, MPEG-TS, WebM, ...), - for standard input (any container ffmpeg can pipe: mpegts, flv, nut, matroska), or a live feed's URL (rtmp(s)://, srt://, http(s)://, udp://, rtp://; see --backup).")
     var file: String
 
-    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name, srt://HOST:PORT, http(s):// WHIP endpoints, or file:///DIR/NAME.m3u8 (HLS: segments and playlist written in DIR, or uploaded with PUT to https://ORIGIN/DIR/NAME.m3u8; ?hls_time=SECONDS&hls_list_size=N, 0 keeps every segment); several push the same stream to each (simulcast). Omit to use the embedded receiver.")
+    @Argument(help: "rtmp:// or rtmps:// URLs with app and stream name, srt://HOST:PORT, http(s):// WHIP endpoints, or file:///DIR/NAME.m3u8 (HLS: segments and playlist written in DIR, or uploaded with PUT to https://ORIGIN/DIR/NAME.m3u8; ?hls_time=SECONDS&hls_list_size=N, 0 keeps every segment, &hls_segment_type=fmp4 for CMAF); several push the same stream to each (simulcast). Omit to use the embedded receiver.")
     var urls: [String] = []
 
     @Flag(help: "Push as fast as the server accepts instead of in real time.")
@@ -100,8 +100,8 @@ struct PushCommand: AsyncParsableCommand {
     var record: String?
 
     @Option(name: .customLong("output-video"), parsing: .singleValue,
-            help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS[/CODEC] (1=640x360@800, 0=1280x720@2500/hevc); repeatable.",
-                               discussion: "Encoded once per distinct size, bitrate and codec (h264, hevc, av1) from one decode; other outputs carry the input's video.",
+            help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS[/CODEC] (1=640x360@800, 0=1280x720@2500/hevc); repeatable. The same ID again makes a ladder: one variant per rendition (an HLS output: a master playlist).",
+                               discussion: "Encoded once per distinct size, bitrate and codec (h264, hevc, av1) from one decode; other outputs carry the input's video. A ladder's variants have their keyframes at the same pictures; RTMP, SRT and WHIP outputs take one rendition.",
                                valueName: "ID=WxH@KBPS[/CODEC]"))
     var outputVideo: [String] = []
 
@@ -112,16 +112,18 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("stats-interval"), help: "Seconds between statistics lines.")
     var statsInterval: Double?
 
-    /// `--output-video` assignments by output id; an id given twice is refused.
-    static func outputRenditions(_ assignments: [String]) throws(LivePushError) -> [Int: VideoRendition] {
-        var renditions: [Int: VideoRendition] = [:]
+    /// `--output-video` assignments by output id: an id given again adds a variant to its
+    /// ladder, in the order given; the same rendition twice on one output is refused.
+    static func outputRenditions(_ assignments: [String]) throws(LivePushError) -> [Int: [VideoRendition]] {
+        var ladders: [Int: [VideoRendition]] = [:]
         for text in assignments {
             let (id, rendition) = try VideoRendition.parseAssignment(text)
-            guard renditions.updateValue(rendition, forKey: id) == nil else {
-                throw LivePushError(.outputSettingsInvalid, "--output-video gives output \(id) twice")
+            guard !(ladders[id] ?? []).contains(rendition) else {
+                throw LivePushError(.outputSettingsInvalid, "--output-video gives output \(id) \(rendition) twice")
             }
+            ladders[id, default: []].append(rendition)
         }
-        return renditions
+        return ladders
     }
 
     func validate() throws {
@@ -164,7 +166,7 @@ struct PushCommand: AsyncParsableCommand {
         serverTrust.apply(to: &config)
         cues.apply(to: &config)
         do {
-            config.outputVideo = try Self.outputRenditions(outputVideo)
+            config.outputVideoLadders = try Self.outputRenditions(outputVideo)
         } catch {
             throw fail(error)
         }

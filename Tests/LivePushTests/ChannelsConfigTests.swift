@@ -74,6 +74,33 @@ final class ChannelsConfigTests: XCTestCase {
         }
     }
 
+    /// An output object's `"video"` may be a list: a ladder. A channel's outputs (RTMP, SRT)
+    /// carry one video, so a ladder of more than one is refused with a sentence naming what can.
+    func testAnOutputObjectCarriesALadder() throws {
+        let config = try parse("""
+        {"channels": [{"id": "c0", "input": "show.mp4",
+                       "outputs": [{"url": "rtmp://host/app/one", "video": [{"size": "640x360", "bitrate": 800}]}]}]}
+        """)
+        XCTAssertEqual(config.channels[0].outputVideoLadders, [0: [VideoRendition(width: 640, height: 360, bitrateKbps: 800)]])
+        XCTAssertEqual(config.channels[0].outputVideo, [0: VideoRendition(width: 640, height: 360, bitrateKbps: 800)])
+        let refused: [(String, String)] = [
+            (#"{"url": "rtmp://h/a/s", "video": [{"size": "1280x720", "bitrate": 2500}, {"size": "640x360", "bitrate": 800}]}"#,
+             "an HLS output"),
+            (#"{"url": "rtmp://h/a/s", "video": []}"#, "empty ladder"),
+            (#"{"url": "rtmp://h/a/s", "video": [{"size": "640x360", "bitrate": 800}, {"size": "640x360", "bitrate": 800}]}"#,
+             #"field "outputs[0].video[1]""#),
+            (#"{"url": "rtmp://h/a/s", "video": [{"size": "640x360", "bitrate": 800}, "x"]}"#, #"field "outputs[0].video[1]""#),
+        ]
+        for (output, expected) in refused {
+            let json = #"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [\#(output)]}]}"#
+            XCTAssertThrowsError(try parse(json), json) { error in
+                let error = error as? LivePushError
+                XCTAssertEqual(error?.code, .channelConfigInvalid, json)
+                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")")
+            }
+        }
+    }
+
     func testOutputVideoIsParsedAsTheCLIWritesIt() throws {
         let (id, rendition) = try VideoRendition.parseAssignment("1=320x180@300")
         XCTAssertEqual(id, 1)

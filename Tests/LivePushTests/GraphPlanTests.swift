@@ -15,7 +15,7 @@ final class GraphPlanTests: XCTestCase {
 
     private func plan(_ needs: [OutputNeeds], asked: [Int: VideoRendition] = [:], video: VideoTrackInfo?, hasAudio: Bool = true,
                       inputsMayChange: Bool = false) throws -> GraphPlan {
-        try GraphPlan.make(needs: needs, asked: asked, video: video, hasAudio: hasAudio, inputsMayChange: inputsMayChange,
+        try GraphPlan.make(needs: needs, asked: asked.mapValues { [$0] }, video: video, hasAudio: hasAudio, inputsMayChange: inputsMayChange,
                            defaultBitrateKbps: { $0.width * $0.height >= 1280 * 720 ? 1500 : 800 })
     }
 
@@ -36,9 +36,9 @@ final class GraphPlanTests: XCTestCase {
     /// WHIP output gets a Constrained Baseline encode at the source's size, and Opus.
     func testAHighProfileSourceGivesTheWHIPOutputAConstrainedBaselineEncode() throws {
         let made = try plan([rtmp, whip], video: video(profile: 100, constraints: 0))
-        XCTAssertEqual(made.renditions, [1: VideoRendition(width: 1280, height: 720, bitrateKbps: 1500, constrainedBaseline: true)])
+        XCTAssertEqual(made.renditions, [1: [VideoRendition(width: 1280, height: 720, bitrateKbps: 1500, constrainedBaseline: true)]])
         XCTAssertEqual(made.opusOutputs, [1])
-        XCTAssertEqual(made.renditions[1]?.description, "1280x720@1500 constrained baseline")
+        XCTAssertEqual(made.renditions[1]?.first?.description, "1280x720@1500 constrained baseline")
     }
 
     func testAConstrainedBaselineSourceIsCopiedToWHIP() throws {
@@ -51,14 +51,14 @@ final class GraphPlanTests: XCTestCase {
     /// profile or SPS once negotiated, so the WHIP output gets an encode whose configuration never changes.
     func testAnyOtherInputThatMayGoOnAirMeansAnEncode() throws {
         let made = try plan([whip], video: video(profile: 66, constraints: 0xC0, width: 640, height: 360), inputsMayChange: true)
-        XCTAssertEqual(made.renditions, [0: VideoRendition(width: 640, height: 360, bitrateKbps: 800, constrainedBaseline: true)])
+        XCTAssertEqual(made.renditions, [0: [VideoRendition(width: 640, height: 360, bitrateKbps: 800, constrainedBaseline: true)]])
     }
 
     func testAnHEVCSourceIsEncodedForWHIPAndCopiedToRTMP() throws {
         let made = try plan([rtmp, whip], video: video(.hevc, profile: 1, constraints: 0))
         XCTAssertEqual(made.renditions.keys.sorted(), [1])
-        XCTAssertEqual(made.renditions[1]?.codec, .h264)
-        XCTAssertEqual(made.renditions[1]?.constrainedBaseline, true)
+        XCTAssertEqual(made.renditions[1]?.first?.codec, .h264)
+        XCTAssertEqual(made.renditions[1]?.first?.constrainedBaseline, true)
     }
 
     /// A rendition the app asked for a WHIP output is made Constrained Baseline; one it asked
@@ -66,8 +66,8 @@ final class GraphPlanTests: XCTestCase {
     func testAskedRenditionsAreKeptAndAWHIPOneIsMadeConstrainedBaseline() throws {
         let small = VideoRendition(width: 640, height: 360, bitrateKbps: 800)
         let made = try plan([rtmp, whip], asked: [0: small, 1: small], video: video(profile: 100, constraints: 0))
-        XCTAssertEqual(made.renditions[0], small)
-        XCTAssertEqual(made.renditions[1], VideoRendition(width: 640, height: 360, bitrateKbps: 800, constrainedBaseline: true))
+        XCTAssertEqual(made.renditions[0], [small])
+        XCTAssertEqual(made.renditions[1], [VideoRendition(width: 640, height: 360, bitrateKbps: 800, constrainedBaseline: true)])
         XCTAssertNotEqual(made.renditions[0], made.renditions[1], "two encodes")
     }
 
@@ -83,6 +83,25 @@ final class GraphPlanTests: XCTestCase {
         XCTAssertEqual(try plan([rtmp, rtmp], video: video(profile: 100, constraints: 0)), GraphPlan(renditions: [:], opusOutputs: []))
         XCTAssertEqual(try plan([whip], video: nil, hasAudio: false), GraphPlan(renditions: [:], opusOutputs: []))
         XCTAssertEqual(try plan([whip], video: nil, hasAudio: true).opusOutputs, [0])
+    }
+
+    /// A ladder goes only to an output that carries one (HLS); the others refuse it, naming
+    /// what can.
+    func testALadderGoesOnlyToAnHLSOutput() throws {
+        let ladder = [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500), VideoRendition(width: 640, height: 360, bitrateKbps: 800)]
+        let source = VideoTrackInfo(width: 1280, height: 720, frameRate: 25, bitrate: 0, decoderConfiguration: [])
+        let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .hls)], asked: [1: ladder], video: source,
+                                      hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(made.renditions, [1: ladder])
+        for kind in [OutputKind.rtmp, .srt, .whip] {
+            XCTAssertThrowsError(try GraphPlan.make(needs: [OutputNeeds(kind: kind)], asked: [0: ladder], video: source, hasAudio: true,
+                                                    inputsMayChange: false, defaultBitrateKbps: { _ in 800 })) { error in
+                let error = error as? LivePushError
+                XCTAssertEqual(error?.code, .outputSettingsInvalid)
+                XCTAssertTrue(error?.message.contains("output 0 has a ladder of 2 renditions") ?? false, "\(String(describing: error))")
+                XCTAssertTrue(error?.message.contains("HLS output") ?? false, "\(String(describing: error))")
+            }
+        }
     }
 
     /// The encoder forces the profile: libx264 at the default preset writes High (100); asked for

@@ -300,7 +300,7 @@ public final class Channel: Sendable {
             }
             state.spec.outputs.remove(at: index)
             // Renditions follow their outputs' positions.
-            state.spec.outputVideo = Dictionary(uniqueKeysWithValues: state.spec.outputVideo.compactMap { key, video in
+            state.spec.outputVideoLadders = Dictionary(uniqueKeysWithValues: state.spec.outputVideoLadders.compactMap { key, video in
                 key == index ? nil : (key > index ? key - 1 : key, video)
             })
             let pushID = index < state.pushOutputIDs.count ? state.pushOutputIDs.remove(at: index) : nil

@@ -35,7 +35,7 @@ enum ChannelOpener {
         // A 24/7 channel never gives up on its outputs, not even when its server is away at start.
         config.retryForever()
         config.breaks.alternate = spec.alternate
-        config.outputVideo = spec.outputVideo
+        config.outputVideoLadders = spec.outputVideoLadders
         if case .file(_, let loop) = spec.source { config.looping = loop }
         config.liveInput = spec.liveInput
         return config

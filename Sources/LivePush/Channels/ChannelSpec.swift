@@ -17,8 +17,14 @@ public struct ChannelSpec: Sendable, Equatable {
     /// RTMP URLs (each an output of its own; at least one).
     public var outputs: [String]
     /// Outputs with a video size and bitrate of their own, by position in ``outputs``
-    /// (``PushConfig/outputVideo``).
-    public var outputVideo: [Int: VideoRendition]
+    /// (``PushConfig/outputVideo``): the first rendition of each output's ladder.
+    public var outputVideo: [Int: VideoRendition] {
+        get { outputVideoLadders.compactMapValues(\.first) }
+        set { outputVideoLadders = newValue.mapValues { [$0] } }
+    }
+    /// Each output's ladder (``PushConfig/outputVideoLadders``): an output object's `"video"`
+    /// as a list.
+    public var outputVideoLadders: [Int: [VideoRendition]] = [:]
     /// A local FLV recording of what is pushed, beside the outputs.
     public var record: String?
     /// Alternate content for blackouts (playout channels' control, cue-driven breaks).
@@ -34,7 +40,7 @@ public struct ChannelSpec: Sendable, Equatable {
         self.id = id
         self.source = source
         self.outputs = outputs
-        self.outputVideo = outputVideo
+        outputVideoLadders = outputVideo.mapValues { [$0] }
         self.record = record
         self.alternate = alternate
         self.autostart = autostart

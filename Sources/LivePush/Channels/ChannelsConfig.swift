@@ -169,7 +169,7 @@ extension ChannelSpec {
         case (.some, .some): throw refuse(id, "playout", "give input or playout, not both")
         }
         var urls: [String] = []
-        var video: [Int: VideoRendition] = [:]
+        var video: [Int: [VideoRendition]] = [:]
         switch object["outputs"] {
         case nil: break
         case .array(let items):
@@ -181,7 +181,7 @@ extension ChannelSpec {
         default: throw refuse(id, "outputs", "must be a list of rtmp:// URLs or output objects")
         }
         outputs = urls
-        outputVideo = video
+        outputVideoLadders = video
         if let value = try text("record") {
             do throws(LivePushError) {
                 record = try root.fileToWrite(value)
@@ -217,11 +217,12 @@ extension ChannelSpec {
     }
 
     /// An output: an rtmp:// URL, or `{"url": URL, "video": {"size": "640x360", "bitrate": 800}}`
-    /// (bitrate in kbit/s) for a rendition of its own.
-    static func output(_ item: JSONField, channel id: String, field: String) throws(LivePushError) -> (url: String, video: VideoRendition?) {
+    /// (bitrate in kbit/s) for a rendition of its own, or `"video": [{…}, {…}]` for a ladder (an
+    /// output that carries one: ``OutputKind/carriesLadder``).
+    static func output(_ item: JSONField, channel id: String, field: String) throws(LivePushError) -> (url: String, video: [VideoRendition]?) {
         let refuse = ChannelsConfig.refuse
         let url: String
-        var rendition: VideoRendition?
+        var ladder: [VideoRendition]?
         switch item {
         case .string(let text):
             url = text
@@ -231,29 +232,20 @@ extension ChannelSpec {
             }
             guard case .string(let text) = fields["url"] else { throw refuse(id, "\(field).url", "must be an rtmp://, rtmps:// or srt:// URL") }
             url = text
+            // One rendition, or a ladder: a list of them, one variant each.
             switch fields["video"] {
             case nil: break
-            case .object(let video):
-                let shape = "must be {\"size\": \"WxH\", \"bitrate\": KBPS, \"codec\": \"h264|hevc|av1\" (optional)}"
-                guard video.keys.allSatisfy({ ["size", "bitrate", "codec"].contains($0) }), case .string(let sizeText) = video["size"],
-                      let size = VideoSize(sizeText), case .number(let kbps) = video["bitrate"], kbps == kbps.rounded(), abs(kbps) < 1e9 else {
-                    throw refuse(id, "\(field).video", shape)
+            case .array(let items):
+                guard !items.isEmpty else { throw refuse(id, "\(field).video", "is an empty ladder") }
+                var list: [VideoRendition] = []
+                for (position, item) in items.enumerated() {
+                    let candidate = try rendition(item, channel: id, field: "\(field).video[\(position)]")
+                    guard !list.contains(candidate) else { throw refuse(id, "\(field).video[\(position)]", "is in the ladder twice") }
+                    list.append(candidate)
                 }
-                var codec = VideoCodec.h264
-                if let value = video["codec"] {
-                    guard case .string(let name) = value, let named = VideoCodec(rawValue: name), named != .vp9 else {
-                        throw refuse(id, "\(field).video", shape)
-                    }
-                    codec = named
-                }
-                let candidate = VideoRendition(width: size.width, height: size.height, bitrateKbps: Int(kbps), codec: codec)
-                do throws(LivePushError) {
-                    try candidate.validate()
-                } catch {
-                    throw refuse(id, "\(field).video", error.message)
-                }
-                rendition = candidate
-            default: throw refuse(id, "\(field).video", "must be {\"size\": \"WxH\", \"bitrate\": KBPS, \"codec\": \"h264|hevc|av1\" (optional)}")
+                ladder = list
+            case let item?:
+                ladder = [try rendition(item, channel: id, field: "\(field).video")]
             }
         default:
             throw refuse(id, field, "must be an rtmp:// URL or an output object")
@@ -266,6 +258,34 @@ extension ChannelSpec {
         } catch {
             throw refuse(id, field, error.message)
         }
-        return (url, rendition)
+        if let ladder, ladder.count > 1, let kind = try? OutputKind(PushURL(url)), !kind.carriesLadder {
+            throw refuse(id, "\(field).video", "has \(ladder.count) renditions: \(kind.ladderRefusal)")
+        }
+        return (url, ladder)
+    }
+
+    /// An output object's `"video"` (or one rung of its ladder): `{"size": "WxH", "bitrate": KBPS, "codec": …}`.
+    private static func rendition(_ item: JSONField, channel id: String, field: String) throws(LivePushError) -> VideoRendition {
+        let refuse = ChannelsConfig.refuse
+        let shape = "must be {\"size\": \"WxH\", \"bitrate\": KBPS, \"codec\": \"h264|hevc|av1\" (optional)}, or a list of them (a ladder)"
+        guard case .object(let video) = item, video.keys.allSatisfy({ ["size", "bitrate", "codec"].contains($0) }),
+              case .string(let sizeText) = video["size"], let size = VideoSize(sizeText), case .number(let kbps) = video["bitrate"],
+              kbps == kbps.rounded(), abs(kbps) < 1e9 else {
+            throw refuse(id, field, shape)
+        }
+        var codec = VideoCodec.h264
+        if let value = video["codec"] {
+            guard case .string(let name) = value, let named = VideoCodec(rawValue: name), named != .vp9 else {
+                throw refuse(id, field, shape)
+            }
+            codec = named
+        }
+        let candidate = VideoRendition(width: size.width, height: size.height, bitrateKbps: Int(kbps), codec: codec)
+        do throws(LivePushError) {
+            try candidate.validate()
+        } catch {
+            throw refuse(id, field, error.message)
+        }
+        return candidate
     }
 }

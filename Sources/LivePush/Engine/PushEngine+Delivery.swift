@@ -64,10 +64,10 @@ extension PushEngine {
         recorder?.offer(packet)
         if let renditions = afterClock.renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }
-            try renditions.process(carrying, send: push)
+            try renditions.process(carrying) { push($0, to: $1) }
         } else if let opus = afterClock.opus, packet.kind == .audio {
             for id in opus.directOutputs { outputs[id].push(packet) }
-            try opus.process(packet, sound: carrying.sound, send: push)
+            try opus.process(packet, sound: carrying.sound) { push($0, to: $1) }
         } else {
             for output in outputs { output.push(packet) }
         }
@@ -78,13 +78,23 @@ extension PushEngine {
         try afterClock.videoEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         try afterClock.audioEncode?.finish { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         try afterClock.firstSound?.finish { (packet: MediaPacket) throws(LivePushError) in try deliverInOrder(packet, through: afterClock) }
-        try afterClock.renditions?.finish(send: push)
-        try afterClock.opus?.finish(send: push)
+        try afterClock.renditions?.finish { push($0, to: $1) }
+        try afterClock.opus?.finish { push($0, to: $1) }
     }
 
-    /// Hands a rendition's packet to the outputs that take it.
+    /// Hands the Opus stage's packet to the outputs that take it.
     func push(_ packet: MediaPacket, to ids: [Int]) {
         for id in ids { outputs[id].push(packet) }
+    }
+
+    /// Hands a rendition's packet to the outputs that take it, tagged with the variant it is
+    /// of each one's ladder.
+    func push(_ packet: MediaPacket, to targets: [RenditionStage.Target]) {
+        for target in targets {
+            var tagged = packet
+            tagged.variant = target.variant
+            outputs[target.output].push(tagged)
+        }
     }
 
     /// Back-pressure (`--fast`): the output to wait for before the next packet, if any

@@ -63,7 +63,10 @@ final class PushEngine: Sendable {
         let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
             var announced = info
-            if let rendition = renditions?.trackInfo(forOutput: id) { announced.video = rendition }
+            if let ladder = renditions?.ladder(forOutput: id), let first = ladder.first {
+                announced.video = first
+                announced.variants = ladder.count > 1 ? ladder : []
+            }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in
                 forward.session?.receiveNeverRefused(.output(id: id, outputSignal))

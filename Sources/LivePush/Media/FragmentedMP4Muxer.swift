@@ -34,7 +34,13 @@ final class FragmentedMP4Muxer {
     /// A muxer for `stream`'s tracks: H.264, HEVC or AV1 video (its configuration record is
     /// the sample entry's), AAC audio (its AudioSpecificConfig). Throws `outputSettingsInvalid`
     /// for a stream CMAF cannot carry here.
-    init(stream: StreamInfo) throws(LivePushError) {
+    ///
+    /// `keepsTimestamps`: the fragments' decode times (`tfdt`) are the packets' own, which must
+    /// then not be negative (an HLS output puts its fragments on the MPEG-TS timeline, output
+    /// time + 1.4 s, so that a cue tag's `pts_adjustment` reads the same in both segment types,
+    /// and a new muxer after a configuration change goes on where the last one ended); otherwise
+    /// they count from the first packet's, as libavformat does by default.
+    init(stream: StreamInfo, keepsTimestamps: Bool = false) throws(LivePushError) {
         _ = FF.quietLogging
         guard let packet = av_packet_alloc() else { throw LivePushError(.outOfMemory, "av_packet_alloc") }
         self.packet = packet
@@ -54,7 +60,7 @@ final class FragmentedMP4Muxer {
         guard videoIndex != nil || audioIndex != nil else {
             throw LivePushError(.outputSettingsInvalid, "fragmented MP4 needs a video or an audio track")
         }
-        try openOutput(context)
+        try openOutput(context, keepsTimestamps: keepsTimestamps)
         initSegment = takeBytes()
     }
 
@@ -171,7 +177,7 @@ final class FragmentedMP4Muxer {
     /// The AVIO context that appends to ``sink``, and the header: CMAF brands, an empty `moov`
     /// (the samples go in fragments), fragments only where the caller cuts, each `moof`
     /// addressing its own `mdat` (default-base-is-moof, as CMAF requires).
-    private func openOutput(_ context: UnsafeMutablePointer<AVFormatContext>) throws(LivePushError) {
+    private func openOutput(_ context: UnsafeMutablePointer<AVFormatContext>, keepsTimestamps: Bool) throws(LivePushError) {
         let size = 64 * 1024
         guard let buffer = av_malloc(size)?.assumingMemoryBound(to: UInt8.self) else { throw LivePushError(.outOfMemory, "av_malloc") }
         let opaque = Unmanaged.passUnretained(sink).toOpaque()
@@ -187,7 +193,15 @@ final class FragmentedMP4Muxer {
         pb.pointee.seekable = 0
         context.pointee.pb = pb
         var options: OpaquePointer?
-        av_dict_set(&options, "movflags", "+cmaf+frag_custom+empty_moov+default_base_moof+skip_trailer", 0)
+        if keepsTimestamps {
+            // Left alone, the fragmented mp4 muxer shifts the first timestamp to zero (it turns
+            // avoid_negative_ts to make_zero); frag_discont makes the first fragment's tfdt the
+            // first packet's own decode time, and the later ones follow on from it.
+            context.pointee.avoid_negative_ts = AVFMT_AVOID_NEG_TS_DISABLED
+            av_dict_set(&options, "use_editlist", "0", 0)
+        }
+        let flags = "+cmaf+frag_custom+empty_moov+default_base_moof+skip_trailer" + (keepsTimestamps ? "+frag_discont" : "")
+        av_dict_set(&options, "movflags", flags, 0)
         defer { av_dict_free(&options) }
         let rc = avformat_write_header(context, &options)
         guard rc >= 0 else {

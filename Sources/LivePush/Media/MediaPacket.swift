@@ -46,6 +46,11 @@ public struct MediaPacket: Sendable {
     /// `data` is the AVCDecoderConfigurationRecord or the AudioSpecificConfig, sent as an FLV
     /// sequence header. Queues never drop one.
     public var isSequenceHeader: Bool
+    /// Which variant of its output's ladder a rendition's video packet is (0: the first, or the
+    /// only one; ``PushConfig/outputVideoLadders``), set per output when it is handed over. A
+    /// byte in the padding after ``isSequenceHeader``: the packet is copied into every output's
+    /// queue, so it must not grow (``MediaPacketLayoutTests``).
+    var variant: UInt8 = 0
     /// When the push's clock made it due (monotonic µs), for a real-time push; `.min` otherwise.
     /// An output measures how late it wrote the packet against it.
     var due: Int64 = .min

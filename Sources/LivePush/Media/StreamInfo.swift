@@ -6,6 +6,9 @@ public struct StreamInfo: Sendable, Equatable {
     public var audio: AudioTrackInfo?
     /// Total duration in microseconds, 0 when unknown (live sources).
     public var duration: Int64
+    /// An output with a ladder (``PushConfig/outputVideoLadders``): every variant's video, in
+    /// order (``video`` is the first); empty otherwise.
+    var variants: [VideoTrackInfo] = []
 
     /// Creates a description of a source's tracks.
     public init(video: VideoTrackInfo?, audio: AudioTrackInfo?, duration: Int64) {

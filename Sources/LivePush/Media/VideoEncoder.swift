@@ -62,7 +62,9 @@ final class VideoEncoder {
             // the threads wait on each other and on the caller. Frame threads let the encoder work on
             // frame N while this thread decodes and filters frame N+1; the cost is a frame of
             // latency per extra thread (33 ms at 30 fps), nothing next to an RTMP CDN's seconds.
-            if !settings.sliceThreads { options.append(("x264-params", "sliced-threads=0")) }
+            // scenecut=0: a ladder's variants keep their keyframes where the others have theirs.
+            let params = (settings.sliceThreads ? [] : ["sliced-threads=0"]) + (settings.fixedGOP ? ["scenecut=0"] : [])
+            if !params.isEmpty { options.append(("x264-params", params.joined(separator: ":"))) }
             // x264's baseline is Constrained Baseline (constraint_set0 and 1: 42c0xx): no B-frames, no CABAC.
             if settings.constrainedBaseline { options.append(("profile", "baseline")) }
             return (codec, options)
@@ -73,7 +75,8 @@ final class VideoEncoder {
             // x265's logging goes to stderr unless told otherwise; repeat-headers keeps the VPS/SPS/PPS
             // in the global header only (the hvcC), and no B-frames keep decode order = presentation order.
             return (codec, [("preset", settings.preset), ("tune", "zerolatency"), ("forced-idr", "1"),
-                            ("x265-params", "bframes=0:log-level=error:repeat-headers=0:keyint=\(settings.gopFrames)")])
+                            ("x265-params", "bframes=0:log-level=error:repeat-headers=0:keyint=\(settings.gopFrames)"
+                                + (settings.fixedGOP ? ":scenecut=0" : ""))])
         case .av1:
             if let codec = avcodec_find_encoder_by_name("libsvtav1") {
                 // Preset 12 is SVT-AV1's fastest: live, on two cores. pred-struct=1 is its low-delay

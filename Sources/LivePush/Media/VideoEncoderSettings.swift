@@ -17,6 +17,9 @@ struct VideoEncoderSettings: Sendable, Equatable {
     var sliceThreads: Bool
     /// H.264 Constrained Baseline (a WHIP output's encode): checked on the SPS the encoder writes.
     var constrainedBaseline = false
+    /// Keyframes only every ``gopFrames`` pictures and where asked, never at a scene cut: a
+    /// ladder's variants, encoded from the same pictures, then have them at the same ones.
+    var fixedGOP = false
     /// Network changes move the bitrate (``MediaSourceOptions/adaptiveBitrate``): a playout
     /// channel's format keeps it fixed.
     var adaptiveBitrate = true

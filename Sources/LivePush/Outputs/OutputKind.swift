@@ -19,4 +19,20 @@ enum OutputKind: String, Sendable, Equatable {
     /// Whether cues go into the stream itself as SCTE-35 sections (`.cue` packets: MPEG-TS, and
     /// HLS's playlist tags), rather than as RTMP data messages.
     var carriesSpliceSections: Bool { self == .srt || self == .hls }
+
+    /// Whether it carries a ladder of several video variants: HLS (a master playlist and a media
+    /// playlist per variant). Enhanced RTMP v2's tracks and WHIP's simulcast layers are next.
+    var carriesLadder: Bool { self == .hls }
+
+    /// Why a ladder of `count` renditions is refused on an output of this kind.
+    var ladderRefusal: String {
+        let name = switch self {
+        case .rtmp, .rtmps: "RTMP"
+        case .srt: "SRT"
+        case .whip: "WHIP"
+        case .hls: "HLS"
+        }
+        return "a ladder of several renditions goes to an HLS output (.m3u8: a master playlist, one variant each); "
+            + "an \(name) output carries one video for now"
+    }
 }

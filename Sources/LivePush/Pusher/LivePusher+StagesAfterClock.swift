@@ -3,11 +3,11 @@ extension LivePusher {
     /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
     func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL], inputsMayChange: Bool,
                               videoEncode: VideoEncodeStage?, audioEncode: AudioEncodeStage?) throws(LivePushError) -> StagesAfterClock {
-        if !config.outputVideo.isEmpty && info.video == nil {
+        if !config.outputVideoLadders.isEmpty && info.video == nil {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
         let media = config.media
-        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: OutputKind($0)) }, asked: config.outputVideo, video: info.video,
+        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: OutputKind($0)) }, asked: config.outputVideoLadders, video: info.video,
                                       hasAudio: info.audio != nil, inputsMayChange: inputsMayChange,
                                       defaultBitrateKbps: { media.resolvedVideoBitrate(width: $0.width, height: $0.height) / 1000 })
         let renditions = try info.video.flatMap { video throws(LivePushError) -> RenditionStage? in
@@ -42,7 +42,7 @@ extension LivePusher {
         // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
         // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
-        let keepsPictures = !config.outputVideo.isEmpty || urls.contains { OutputNeeds(kind: OutputKind($0)).constrainedBaselineH264 }
+        let keepsPictures = !config.outputVideoLadders.isEmpty || urls.contains { OutputNeeds(kind: OutputKind($0)).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
                                     adaptive: settings.adaptiveBitrate, keepsPictures: keepsPictures,
                                     clock: config.monotonicClock)

@@ -37,7 +37,18 @@ public struct PushConfig: Sendable {
     /// a copied stream is decoded once for all renditions (``PushStats/renditionFramesFromInput``,
     /// ``PushStats/renditionFramesDecoded``). Outputs not listed carry the push's video as it is (stream copy when the
     /// source is H.264). An id with no URL fails `start` with `outputSettingsInvalid`.
-    public var outputVideo: [Int: VideoRendition] = [:]
+    /// The first rendition of each output's ladder (``outputVideoLadders``); setting it gives
+    /// each output a ladder of one.
+    public var outputVideo: [Int: VideoRendition] {
+        get { outputVideoLadders.compactMapValues(\.first) }
+        set { outputVideoLadders = newValue.mapValues { [$0] } }
+    }
+    /// Per output, by position of its URL: its ladder, one variant per rendition, highest first
+    /// as given (``outputVideo`` is a ladder of one). An HLS output with several writes a master
+    /// playlist and one media playlist per variant, keyframe-aligned. The same ladder will be
+    /// Enhanced RTMP v2's tracks and WHIP's simulcast layers; until then an RTMP, SRT or WHIP
+    /// output given more than one fails `start` with `outputSettingsInvalid`.
+    public var outputVideoLadders: [Int: [VideoRendition]] = [:]
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them

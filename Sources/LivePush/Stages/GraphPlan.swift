@@ -10,30 +10,39 @@
 /// cannot change profile, nor take a new SPS, once negotiated, so the decision is made before
 /// the offer, from the push's first input; an encode's configuration never changes whatever
 /// goes on air before the clock.
+///
+/// A ladder (several renditions for one output, one variant each) goes only to an output that
+/// carries one (``OutputKind/carriesLadder``: HLS); any other refuses it here, with a sentence.
 struct GraphPlan: Sendable, Equatable {
-    /// Each output's own video encode; an output without one takes the push's video.
-    var renditions: [Int: VideoRendition]
+    /// Each output's own video encodes (its ladder: one for most); an output without one takes
+    /// the push's video.
+    var renditions: [Int: [VideoRendition]]
     /// Outputs whose sound is the one Opus encode; the others take the push's AAC.
     var opusOutputs: [Int]
 
     /// - Parameters:
     ///   - inputsMayChange: another input may go on air (a playout sequence, a pause image).
     ///   - defaultBitrateKbps: the bitrate of an encode nobody asked a rendition for, at a size.
-    static func make(needs: [OutputNeeds], asked: [Int: VideoRendition], video: VideoTrackInfo?, hasAudio: Bool,
+    static func make(needs: [OutputNeeds], asked: [Int: [VideoRendition]], video: VideoTrackInfo?, hasAudio: Bool,
                      inputsMayChange: Bool, defaultBitrateKbps: (VideoSize) -> Int) throws(LivePushError) -> GraphPlan {
-        var renditions = asked
+        for (id, ladder) in asked.sorted(by: { $0.key < $1.key }) where ladder.count > 1 && needs.indices.contains(id) {
+            guard needs[id].carriesLadder else {
+                throw LivePushError(.outputSettingsInvalid, "output \(id) has a ladder of \(ladder.count) renditions: \(needs[id].kind.ladderRefusal)")
+            }
+        }
+        var renditions = asked.filter { !$0.value.isEmpty }
         for (id, need) in needs.enumerated() where need.constrainedBaselineH264 {
-            if var rendition = asked[id] {
+            if var rendition = asked[id]?.first {
                 guard rendition.codec == .h264 else {
                     throw LivePushError(.outputSettingsInvalid,
                                         "output \(id) is WHIP, which carries H.264 Constrained Baseline, not \(rendition.codec.rawValue): ask for \(rendition.width)x\(rendition.height)@\(rendition.bitrateKbps)")
                 }
                 rendition.constrainedBaseline = true
-                renditions[id] = rendition
+                renditions[id] = [rendition]
             } else if let video, !(fitsAsItIs(video) && !inputsMayChange) {
                 let size = VideoSize(width: video.width, height: video.height)
-                renditions[id] = VideoRendition(width: video.width, height: video.height, bitrateKbps: defaultBitrateKbps(size),
-                                                constrainedBaseline: true)
+                renditions[id] = [VideoRendition(width: video.width, height: video.height, bitrateKbps: defaultBitrateKbps(size),
+                                                 constrainedBaseline: true)]
             }
         }
         let opus = hasAudio ? needs.indices.filter { needs[$0].audio == .opus } : []

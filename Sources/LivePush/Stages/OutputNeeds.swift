@@ -18,11 +18,16 @@ struct OutputNeeds: Sendable, Equatable {
     /// is sent before the far end has its SRTP keys is lost, and its ICE and DTLS take a second
     /// (more on a busy machine), the first second of every WHIP push otherwise.
     var holdsTheStart: Bool
+    /// What the output is (what a refusal names).
+    var kind: OutputKind
+    /// It carries several video variants (``OutputKind/carriesLadder``).
+    var carriesLadder: Bool { kind.carriesLadder }
 
-    init(audio: Audio, constrainedBaselineH264: Bool, holdsTheStart: Bool = false) {
+    init(audio: Audio, constrainedBaselineH264: Bool, holdsTheStart: Bool = false, kind: OutputKind = .rtmp) {
         self.audio = audio
         self.constrainedBaselineH264 = constrainedBaselineH264
         self.holdsTheStart = holdsTheStart
+        self.kind = kind
     }
 
     /// A WHIP output (WebRTC) carries no AAC, and H.264's Constrained Baseline is the one video
@@ -30,6 +35,6 @@ struct OutputNeeds: Sendable, Equatable {
     /// else. RTMP (Enhanced RTMP), SRT and HLS carry the push's codecs as they are.
     init(kind: OutputKind) {
         let isWHIP = kind == .whip
-        self.init(audio: isWHIP ? .opus : .aac, constrainedBaselineH264: isWHIP, holdsTheStart: isWHIP)
+        self.init(audio: isWHIP ? .opus : .aac, constrainedBaselineH264: isWHIP, holdsTheStart: isWHIP, kind: kind)
     }
 }

@@ -10,11 +10,19 @@
 /// so the stage only ever sees one continuous stream: a new codec configuration reopens the
 /// decoder, never an encoder. Owned by the producer; only its figures are read elsewhere.
 final class RenditionStage {
+    /// Where a rendition's packets go: an output, and which variant of its ladder they are.
+    struct Target: Sendable, Equatable {
+        var output: Int
+        var variant: UInt8
+    }
+
     /// One rendition, its encoder and the outputs it feeds.
     struct Branch {
         let rendition: VideoRendition
         let encoder: VideoFrameEncoder
-        let outputs: [Int]
+        let targets: [Target]
+        /// The outputs it feeds.
+        var outputs: [Int] { targets.map(\.output) }
         /// Adaptive bitrate for this rendition (nil when the push does not adapt).
         var bitrate: AdaptiveBitrate?
         /// Its outputs that report a poor network: it steps down while any does.
@@ -38,16 +46,26 @@ final class RenditionStage {
     /// What the stage counted, for ``PushStats`` (read from any thread).
     let figures: RenditionFigures
 
-    /// Opens one encoder per distinct rendition. `source` is the push's video as the clock
-    /// sends it; `options` gives the encoders their GOP, preset and adaptive-bitrate range.
-    init(renditions: [Int: VideoRendition], outputCount: Int, source: VideoTrackInfo,
+    /// A ladder's variants have their keyframes at the same pictures: fixed GOPs without
+    /// scene-cut keyframes, and a keyframe wherever the push's video has one (a splice, a
+    /// switch), so that an HLS output cuts every variant at the same times.
+    let alignsKeyframes: Bool
+
+    /// Opens one encoder per distinct rendition. `renditions`: each output's ladder (one for
+    /// most). `source` is the push's video as the clock sends it; `options` gives the encoders
+    /// their GOP, preset and adaptive-bitrate range.
+    init(renditions: [Int: [VideoRendition]], outputCount: Int, source: VideoTrackInfo,
          options: MediaSourceOptions) throws(LivePushError) {
         for id in renditions.keys where !(0..<outputCount).contains(id) {
             throw LivePushError(.outputSettingsInvalid, "no output \(id): the push has \(outputCount) (ids 0...\(outputCount - 1))")
         }
+        for (id, ladder) in renditions where ladder.count > Int(UInt8.max) {
+            throw LivePushError(.outputSettingsInvalid, "output \(id) has \(ladder.count) renditions; a ladder has at most 255")
+        }
+        alignsKeyframes = renditions.values.contains { $0.count > 1 }
         var branches: [Branch] = []
         let order = { (r: VideoRendition) in (r.width, r.height, r.bitrateKbps, r.constrainedBaseline ? 0 : 1) }
-        for rendition in Set(renditions.values).sorted(by: { order($0) > order($1) }) {
+        for rendition in Set(renditions.values.joined()).sorted(by: { order($0) > order($1) }) {
             try rendition.validate()
             var encoding = options
             encoding.outputSize = VideoSize(width: rendition.width, height: rendition.height)
@@ -63,28 +81,39 @@ final class RenditionStage {
             // the producer with its frame threads, and frame threads here would hold a second
             // frame set per rendition (renditions benchmark: 105 against 107-109 MiB peak).
             settings.sliceThreads = true
-            let outputs = renditions.filter { $0.value == rendition }.map(\.key).sorted()
+            settings.fixedGOP = alignsKeyframes
+            let targets = renditions.sorted { $0.key < $1.key }.compactMap { id, ladder in
+                ladder.firstIndex(of: rendition).map { Target(output: id, variant: UInt8($0)) }
+            }
             let adaptive = options.adaptiveBitrate
                 ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate, initial: settings.initialBitrate)
                 : nil
             branches.append(Branch(rendition: rendition, encoder: try VideoFrameEncoder(settings: settings),
-                                   outputs: outputs, bitrate: adaptive))
+                                   targets: targets, bitrate: adaptive))
         }
         self.branches = branches
-        directOutputs = (0..<outputCount).filter { renditions[$0] == nil }
+        directOutputs = (0..<outputCount).filter { renditions[$0]?.isEmpty ?? true }
         codec = source.codec
         configuration = source.decoderConfiguration
         figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })
     }
 
-    /// The video track output `id` announces: its rendition's, or nil for the push's own.
+    /// The video track output `id` announces: its rendition's (its ladder's first), or nil for
+    /// the push's own.
     func trackInfo(forOutput id: Int) -> VideoTrackInfo? {
-        branches.first { $0.outputs.contains(id) }?.encoder.trackInfo
+        ladder(forOutput: id).first
+    }
+
+    /// Every variant's video track of output `id`, in its ladder's order; empty for an output
+    /// that takes the push's own video.
+    func ladder(forOutput id: Int) -> [VideoTrackInfo] {
+        branches.compactMap { branch in branch.targets.first { $0.output == id }.map { ($0.variant, branch.encoder.trackInfo) } }
+            .sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// Takes one packet of the push's video (a frame or a new configuration) and hands each
     /// rendition's packets to `send`, with the outputs they go to.
-    func process(_ packet: MediaPacket, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+    func process(_ packet: MediaPacket, send: (MediaPacket, [Target]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
         if packet.isSequenceHeader {
             guard packet.data != configuration else { return }
@@ -103,7 +132,7 @@ final class RenditionStage {
             // Encoded at its time on the output clock, as a decoded picture would be.
             picture.timestamp = packet.pts
             pictures.append(picture)
-            try encodePictures(due: packet.due, send: send, decoded: false)
+            try encodePictures(due: packet.due, send: send, decoded: false, keyframe: alignsKeyframes && packet.isKeyframe)
         case .decode:
             if decoder == nil { decoder = try VideoPacketDecoder(configuration: configuration, codec: codec) }
             try decoder?.decode(packet, into: &pictures)
@@ -114,19 +143,19 @@ final class RenditionStage {
     }
 
     /// The end of the push's video: what the decoder and the encoders still hold.
-    func finish(send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+    func finish(send: (MediaPacket, [Target]) -> Void) throws(LivePushError) {
         pictures.removeAll(keepingCapacity: true)
         try closeDecoder(due: .min, send: send)
         for branch in branches {
             encoded.removeAll(keepingCapacity: true)
             try branch.encoder.finish(into: &encoded)
-            for packet in encoded { send(packet, branch.outputs) }
+            for packet in encoded { send(packet, branch.targets) }
         }
     }
 
     /// Encodes what the decoder still holds, and closes it: the next packet without a picture
     /// opens a new one, which starts from a keyframe.
-    private func closeDecoder(due: Int64, send: (MediaPacket, [Int]) -> Void) throws(LivePushError) {
+    private func closeDecoder(due: Int64, send: (MediaPacket, [Target]) -> Void) throws(LivePushError) {
         if let decoder {
             try decoder.drain(into: &pictures)
             try encodePictures(due: due, send: send)
@@ -135,18 +164,21 @@ final class RenditionStage {
         pictureSource.decoderReopened()
     }
 
-    /// Encodes `pictures` for every rendition; `decoded` says where they came from (figures).
-    private func encodePictures(due: Int64, send: (MediaPacket, [Int]) -> Void, decoded: Bool = true) throws(LivePushError) {
+    /// Encodes `pictures` for every rendition; `decoded` says where they came from (figures);
+    /// `keyframe`: the first is one in every rendition (a ladder's alignment).
+    private func encodePictures(due: Int64, send: (MediaPacket, [Target]) -> Void, decoded: Bool = true,
+                                keyframe: Bool = false) throws(LivePushError) {
         guard !pictures.isEmpty else { return }
         for (index, branch) in branches.enumerated() {
             encoded.removeAll(keepingCapacity: true)
-            for picture in pictures {
-                try branch.encoder.encode(picture, keyframe: branches[index].keyframeOwed, into: &encoded)
+            for (position, picture) in pictures.enumerated() {
+                let key = branches[index].keyframeOwed || (keyframe && position == 0)
+                try branch.encoder.encode(picture, keyframe: key, into: &encoded)
                 branches[index].keyframeOwed = false
             }
             for var packet in encoded {
                 packet.due = due
-                send(packet, branch.outputs)
+                send(packet, branch.targets)
             }
             figures.counts.withLock { $0.encoded[index] += pictures.count }
         }
@@ -160,7 +192,8 @@ final class RenditionStage {
     /// when the output takes the push's own video (the input is asked instead).
     func requestKeyframe(forOutput id: Int) -> Bool {
         guard let index = branches.firstIndex(where: { $0.outputs.contains(id) }) else { return false }
-        branches[index].keyframeOwed = true
+        // A ladder's variants keep their keyframes together: all of them, or none.
+        for other in branches.indices where other == index || alignsKeyframes { branches[other].keyframeOwed = true }
         return true
     }
 

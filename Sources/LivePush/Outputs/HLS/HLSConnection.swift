@@ -15,11 +15,11 @@ final class HLSConnection: OutputConnection {
     }
 
     let writer: HLSWriter
-    private var stream: HLSStream
+    private var stream: HLSVariantSet
     /// Bytes handed to the writer.
     private(set) var bytesSent: Int64 = 0
 
-    init(writer: HLSWriter, stream: HLSStream) {
+    init(writer: HLSWriter, stream: HLSVariantSet) {
         self.writer = writer
         self.stream = stream
     }
@@ -43,6 +43,8 @@ final class HLSConnection: OutputConnection {
     func hasRoom(for bytes: Int64) -> Bool { writer.hasRoom(for: bytes) }
 
     func send(_ message: Message) throws(LivePushError) {
+        // A CMAF muxer that refused a frame: the stream cannot go on as it is.
+        if let failure = stream.takeFailure() { throw failure }
         guard !message.writes.isEmpty else { return }
         writer.enqueue(message.writes, streamFigures: stream.figures)
         bytesSent += wireBytes(of: message)

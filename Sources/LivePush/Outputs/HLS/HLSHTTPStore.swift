@@ -117,6 +117,8 @@ struct HLSHTTPStore: HLSStore {
     }
 
     private static func contentType(of name: String) -> String {
-        name.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t"
+        if name.hasSuffix(".m3u8") { return "application/vnd.apple.mpegurl" }
+        if name.hasSuffix(".m4s") { return "video/iso.segment" }
+        return name.hasSuffix(".mp4") ? "video/mp4" : "video/mp2t"
     }
 }

@@ -11,13 +11,21 @@ struct HLSMediaPlaylist: Sendable, Equatable {
         var programDateTime: Int64
         /// Tags that go before it, whole lines without the line break (its cue tags).
         var tags: [String] = []
+        /// Its init segment (`#EXT-X-MAP`), for CMAF segments; nil for MPEG-TS.
+        var map: String?
+        /// `#EXT-X-DISCONTINUITY` goes before it: its codec configuration (CMAF: its init
+        /// segment) differs from the segment before.
+        var discontinuity = false
     }
 
-    /// `#EXT-X-VERSION`: 3 for `#EXTINF` with decimals.
-    static let version = 3
+    /// `#EXT-X-VERSION`: 3 for `#EXTINF` with decimals; 7 with `#EXT-X-MAP` (CMAF segments,
+    /// which RFC 8216 allows from 6; 7 as FFmpeg and Apple's tools write it).
+    var version: Int { segments.contains { $0.map != nil } ? 7 : 3 }
 
     /// `#EXT-X-MEDIA-SEQUENCE`: the sequence number of the first segment listed.
     var mediaSequence = 0
+    /// `#EXT-X-DISCONTINUITY-SEQUENCE`: discontinuities that left the window with their segment.
+    var discontinuitySequence = 0
     /// The segments listed, oldest first.
     var segments: [Segment] = []
     /// `#EXT-X-TARGETDURATION` at least this (seconds): a live playlist's target must not
@@ -33,11 +41,28 @@ struct HLSMediaPlaylist: Sendable, Equatable {
         segments.map { Self.nearestSeconds(Self.milliseconds($0.duration)) }.reduce(minimumTargetDuration, max)
     }
 
+    /// Drops the `count` oldest segments (they left the window) and returns them.
+    mutating func removeOldest(_ count: Int) -> [Segment] {
+        let leaving = Array(segments.prefix(count))
+        segments.removeFirst(leaving.count)
+        mediaSequence += leaving.count
+        discontinuitySequence += leaving.filter(\.discontinuity).count
+        return leaving
+    }
+
     /// The playlist's text.
     var text: String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(Self.version)", "#EXT-X-TARGETDURATION:\(targetDuration)",
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(version)", "#EXT-X-TARGETDURATION:\(targetDuration)",
                      "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)"]
+        if discontinuitySequence > 0 { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)") }
+        // The map applies to every segment after it until the next: said again only where it changes.
+        var map: String?
         for segment in segments {
+            if segment.discontinuity { lines.append("#EXT-X-DISCONTINUITY") }
+            if let uri = segment.map, uri != map {
+                lines.append("#EXT-X-MAP:URI=\"\(uri)\"")
+                map = uri
+            }
             lines.append(contentsOf: segment.tags)
             lines.append("#EXT-X-PROGRAM-DATE-TIME:\(Self.dateTime(segment.programDateTime))")
             lines.append("#EXTINF:\(Self.decimal(segment.duration)),")

@@ -11,7 +11,7 @@ struct HLSOptions: Sendable, Equatable {
     enum SegmentType: String, Sendable {
         /// MPEG-TS, LivePush's own muxer (the default).
         case mpegts
-        /// CMAF (fragmented MP4): not written yet.
+        /// CMAF (fragmented MP4): an init segment (`#EXT-X-MAP`), then `.m4s` segments.
         case fmp4
     }
 
@@ -55,10 +55,6 @@ struct HLSOptions: Sendable, Equatable {
                 listSize = count
             case "hls_segment_type":
                 guard let type = SegmentType(rawValue: value.lowercased()) else { throw invalid("mpegts or fmp4") }
-                guard type == .mpegts else {
-                    throw LivePushError(.outputSettingsInvalid,
-                                        "hls_segment_type=fmp4 (CMAF) is not written yet; use mpegts (the default)")
-                }
                 segmentType = type
             default:
                 guard keepsOthers, !name.hasPrefix("hls_") else {

@@ -96,6 +96,13 @@ struct HLSSegmenter: Sendable {
         return nil
     }
 
+    /// A segment that must start with this packet, whatever the open one's length: the codec
+    /// configuration changed, and CMAF carries it in a new init segment. The splices due by then
+    /// start it too.
+    mutating func restart(at pts: Int64) -> Start {
+        open(Start(time: pts, splices: takeDue(by: pts)))
+    }
+
     private mutating func open(_ start: Start) -> Start {
         segmentStart = start.time
         return start

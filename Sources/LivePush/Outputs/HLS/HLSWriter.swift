@@ -33,7 +33,7 @@ final class HLSWriter: Sendable {
         /// The failure not reported yet.
         var failure: LivePushError?
         /// The stream between two connections.
-        var parked: HLSStream?
+        var parked: HLSVariantSet?
         var figures = HLSWriterFigures()
     }
 
@@ -77,14 +77,13 @@ final class HLSWriter: Sendable {
     }
 
     /// The stream to go on with: the one parked by the last connection, else a new one for `info`.
-    func takeStream(for info: StreamInfo) throws(LivePushError) -> HLSStream {
+    func takeStream(for info: StreamInfo) throws(LivePushError) -> HLSVariantSet {
         if let parked = queue.withLock({ $0.parked.take() }) { return parked }
-        let muxer = try TSMuxer.make(for: info, output: "an HLS output")
-        return HLSStream(playlistName: playlistName, options: options, forms: forms, muxer: muxer, info: info, wallStart: wallStart)
+        return try HLSVariantSet.make(playlistName: playlistName, options: options, forms: forms, info: info, wallStart: wallStart)
     }
 
     /// A connection ended: its stream waits for the next one, or for the end.
-    func park(_ stream: HLSStream) {
+    func park(_ stream: HLSVariantSet) {
         queue.withLock { queue in
             queue.figures.stream = stream.figures
             queue.parked = stream
