@@ -74,16 +74,24 @@ final class ChannelsConfigTests: XCTestCase {
         }
     }
 
-    /// An output object's `"video"` may be a list: a ladder. A channel's outputs (RTMP, SRT)
-    /// carry one video, so a ladder of more than one is refused with a sentence naming what can.
+    /// An output object's `"video"` may be a list: a ladder. An HLS upload carries it; RTMP and
+    /// SRT outputs carry one video, so a ladder of more than one is refused with a sentence
+    /// naming what can; a `file://` HLS output is no channel's (the API must not choose where
+    /// the process writes).
     func testAnOutputObjectCarriesALadder() throws {
         let config = try parse("""
         {"channels": [{"id": "c0", "input": "show.mp4",
-                       "outputs": [{"url": "rtmp://host/app/one", "video": [{"size": "640x360", "bitrate": 800}]}]}]}
+                       "outputs": [{"url": "rtmp://host/app/one", "video": [{"size": "640x360", "bitrate": 800}]},
+                                   {"url": "https://origin/c0/index.m3u8",
+                                    "video": [{"size": "1280x720", "bitrate": 2500}, {"size": "640x360", "bitrate": 800}]}]}]}
         """)
-        XCTAssertEqual(config.channels[0].outputVideoLadders, [0: [VideoRendition(width: 640, height: 360, bitrateKbps: 800)]])
-        XCTAssertEqual(config.channels[0].outputVideo, [0: VideoRendition(width: 640, height: 360, bitrateKbps: 800)])
+        XCTAssertEqual(config.channels[0].outputVideoLadders, [0: [VideoRendition(width: 640, height: 360, bitrateKbps: 800)],
+                                                               1: [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500),
+                                                                   VideoRendition(width: 640, height: 360, bitrateKbps: 800)]])
+        XCTAssertEqual(config.channels[0].outputVideo[0], VideoRendition(width: 640, height: 360, bitrateKbps: 800))
         let refused: [(String, String)] = [
+            (#"{"url": "file:///srv/hls/index.m3u8", "video": [{"size": "640x360", "bitrate": 800}]}"#, "HLS upload"),
+            ("\"file:///srv/hls/index.m3u8\"", "HLS upload"),
             (#"{"url": "rtmp://h/a/s", "video": [{"size": "1280x720", "bitrate": 2500}, {"size": "640x360", "bitrate": 800}]}"#,
              "an HLS output"),
             (#"{"url": "rtmp://h/a/s", "video": []}"#, "empty ladder"),

@@ -281,8 +281,7 @@ public final class Channel: Sendable {
     /// Adds an output. A running channel is restarted with it (its other outputs reconnect at
     /// once and go on from a keyframe).
     public func addOutput(_ url: String) throws(LivePushError) {
-        let output = try PushURL(url)
-        guard !output.isWHIP, !output.isHLS else { throw LivePushError(.invalidURL, "a channel's output is an rtmp://, rtmps:// or srt:// URL") }
+        try PushURL.checkChannelOutput(url)
         let wasRunning = running.withLock { state -> Bool in
             state.spec.outputs.append(url)
             return state.isLive

@@ -251,10 +251,7 @@ extension ChannelSpec {
             throw refuse(id, field, "must be an rtmp:// URL or an output object")
         }
         do throws(LivePushError) {
-            // A channel's outputs are RTMP or SRT; WHIP (interactive mode) is for a push, and so
-            // is HLS for now (a channel's control API must not write files where it is told).
-            let output = try PushURL(url)
-            guard !output.isWHIP, !output.isHLS else { throw LivePushError(.invalidURL, "a channel's output is an rtmp://, rtmps:// or srt:// URL") }
+            try PushURL.checkChannelOutput(url)
         } catch {
             throw refuse(id, field, error.message)
         }
