@@ -20,13 +20,8 @@ final class HLSUploadTests: XCTestCase {
     /// the playlist it serves decodes.
     func testARealTimePushUploadsItsSegmentsAndDeletesThoseThatLeftTheWindow() async throws {
         let source = try PlayoutClip.a.make(in: dir, seconds: 6)
-        let stored = dir.appendingPathComponent("origin")
-        try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_upload_origin.py").path
-        let origin = try RunningCLI(executable: "/usr/bin/python3", ["-u", script, stored.path])
+        let (origin, port, stored) = try await startOrigin()
         defer { if origin.isRunning { kill(origin.processIdentifier, SIGKILL) } }
-        let line = await origin.awaitLine(timeout: .seconds(15)) { $0.hasPrefix("Serving HTTP on") }
-        let port = try XCTUnwrap(line?.split(separator: " ").last.flatMap { Int($0) }, origin.standardError)
 
         let cli = try RunningCLI(["push", source, "http://127.0.0.1:\(port)/live/index.m3u8?hls_time=1&hls_list_size=3", "--json"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
@@ -62,13 +57,8 @@ final class HLSUploadTests: XCTestCase {
     /// the process with every playlist ended.
     func testAChannelUploadsALadder() async throws {
         let source = try PlayoutClip.a.make(in: dir, seconds: 6)
-        let stored = dir.appendingPathComponent("origin")
-        try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_upload_origin.py").path
-        let origin = try RunningCLI(executable: "/usr/bin/python3", ["-u", script, stored.path])
+        let (origin, port, stored) = try await startOrigin()
         defer { if origin.isRunning { kill(origin.processIdentifier, SIGKILL) } }
-        let line = await origin.awaitLine(timeout: .seconds(15)) { $0.hasPrefix("Serving HTTP on") }
-        let port = try XCTUnwrap(line?.split(separator: " ").last.flatMap { Int($0) }, origin.standardError)
 
         let config = dir.appendingPathComponent("channels.json")
         try """
@@ -104,5 +94,23 @@ final class HLSUploadTests: XCTestCase {
             XCTAssertEqual(decoded.stderrString, "", "variant \(variant) decodes")
         }
         origin.interrupt()
+    }
+
+    private struct OriginDidNotStart: Error {
+        let standardError: String
+    }
+
+    /// The test's origin (PUT, DELETE, GET), storing under `dir/origin`; stopped by the caller.
+    private func startOrigin() async throws -> (origin: RunningCLI, port: Int, stored: URL) {
+        let stored = dir.appendingPathComponent("origin")
+        try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: true)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Support/hls_upload_origin.py").path
+        let origin = try RunningCLI(executable: "/usr/bin/python3", ["-u", script, stored.path])
+        let line = await origin.awaitLine(timeout: .seconds(15)) { $0.hasPrefix("Serving HTTP on") }
+        guard let port = line?.split(separator: " ").last.flatMap({ Int($0) }) else {
+            kill(origin.processIdentifier, SIGKILL)
+            throw OriginDidNotStart(standardError: origin.standardError)
+        }
+        return (origin, port, stored)
     }
 }

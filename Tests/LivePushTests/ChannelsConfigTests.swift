@@ -64,14 +64,7 @@ final class ChannelsConfigTests: XCTestCase {
             (#"{"video": {"size": "640x360", "bitrate": 800}}"#, #"field "outputs[0].url""#),
             (#"{"url": "http://h/a/s"}"#, #"field "outputs[0]""#),
         ]
-        for (output, expected) in refused {
-            let json = #"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [\#(output)]}]}"#
-            XCTAssertThrowsError(try parse(json), json) { error in
-                let error = error as? LivePushError
-                XCTAssertEqual(error?.code, .channelConfigInvalid, json)
-                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")")
-            }
-        }
+        assertRefused(outputs: refused)
     }
 
     /// An output object's `"video"` may be a list: a ladder. An HLS upload carries it; RTMP and
@@ -99,14 +92,7 @@ final class ChannelsConfigTests: XCTestCase {
              #"field "outputs[0].video[1]""#),
             (#"{"url": "rtmp://h/a/s", "video": [{"size": "640x360", "bitrate": 800}, "x"]}"#, #"field "outputs[0].video[1]""#),
         ]
-        for (output, expected) in refused {
-            let json = #"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [\#(output)]}]}"#
-            XCTAssertThrowsError(try parse(json), json) { error in
-                let error = error as? LivePushError
-                XCTAssertEqual(error?.code, .channelConfigInvalid, json)
-                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")")
-            }
-        }
+        assertRefused(outputs: refused)
     }
 
     func testOutputVideoIsParsedAsTheCLIWritesIt() throws {
@@ -153,5 +139,17 @@ final class ChannelsConfigTests: XCTestCase {
         XCTAssertEqual(Redaction.redactStreamKey("rtmp://user:pw@host/app/s1"), "rtmp://****@host/app/****")
         XCTAssertEqual(ChannelsConfig.hostAndPort("127.0.0.1:0")?.port, 0)
         XCTAssertNil(ChannelsConfig.hostAndPort("127.0.0.1:99999"))
+    }
+
+    /// Each output (JSON) in a channel is refused as `channelConfigInvalid`, its message naming `expected`.
+    private func assertRefused(outputs: [(String, String)], file: StaticString = #filePath, line: UInt = #line) {
+        for (output, expected) in outputs {
+            let json = #"{"channels": [{"id": "x", "input": "show.mp4", "outputs": [\#(output)]}]}"#
+            XCTAssertThrowsError(try parse(json), json, file: file, line: line) { error in
+                let error = error as? LivePushError
+                XCTAssertEqual(error?.code, .channelConfigInvalid, json, file: file, line: line)
+                XCTAssertTrue(error?.message.contains(expected) ?? false, "\(expected): \(error?.message ?? "")", file: file, line: line)
+            }
+        }
     }
 }
