@@ -37,6 +37,9 @@ enum EventFormatter {
         case .videoBitrateChanged(let from, let to):
             fields.append(("fromKbps", .int(Int64(from))))
             fields.append(("toKbps", .int(Int64(to))))
+        case .cueMoved(let from, let to):
+            fields.append(("from", .double(seconds(from))))
+            fields.append(("to", .double(seconds(to))))
         case .bgmProgress(let position, let duration):
             fields.append(("position", .double(seconds(position))))
             fields.append(("duration", .double(seconds(duration))))
@@ -207,6 +210,8 @@ enum EventFormatter {
             return "\(head) the server still holds the previous session (attempt \(attempt), waited \(seconds(waited)) s); retrying in \(seconds(retryIn)) s"
         case .videoBitrateChanged(let from, let to):
             return "\(head) \(from) -> \(to) kbps"
+        case .cueMoved(let from, let to):
+            return "\(head) a splice at \(seconds(from)) s starts its segment at the next keyframe, \(seconds(to)) s"
         case .bgmProgress(let position, let duration):
             return "\(head) \(clock(position.nanosecondsValue / 1000)) / \(clock(duration.nanosecondsValue / 1000))"
         case .filterCreated(let name), .filterDestroyed(let name):

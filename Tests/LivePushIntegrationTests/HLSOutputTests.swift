@@ -189,10 +189,18 @@ final class HLSOutputTests: XCTestCase {
             XCTAssertEqual(command?["out_of_network_indicator"] as? Bool, isOut)
             XCTAssertEqual(command?["pts_time"] as? Double ?? -1, time, accuracy: 0.04, "moved with the cut")
         }
-        let stopped = result.stdoutString.split(separator: "\n").compactMap {
+        let events = result.stdoutString.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.last { $0["event"] as? String == "stopped" }
+        }
+        let stopped = events.last { $0["event"] as? String == "stopped" }
         let output = ((stopped?["stats"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first
         XCTAssertEqual((output?["hls"] as? [String: Any])?["splicesMoved"] as? Int, 2, "\(String(describing: output))")
+        // And the push says so as it happens: each move, from the splice to its keyframe.
+        let moves = events.filter { $0["event"] as? String == "cueMoved" }.map { ($0["from"] as? Double ?? -1, $0["to"] as? Double ?? -1) }
+        XCTAssertEqual(moves.count, 2, "\(moves)")
+        for (move, expected) in zip(moves, [(4.5, 5.0), (7.5, 8.0)]) {
+            XCTAssertEqual(move.0, expected.0, accuracy: 0.04, "the cue's splice")
+            XCTAssertEqual(move.1, expected.1, accuracy: 0.04, "the keyframe its segment starts with")
+        }
     }
 }

@@ -22,6 +22,7 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .finished: "finished"
             case .networkQuality(let quality): quality.rawValue
             case .keyframeRequested: "keyframeRequested"
+            case .cueMoved: "cueMoved"
             }
         }
     }

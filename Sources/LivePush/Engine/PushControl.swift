@@ -244,7 +244,7 @@ struct PushControl: Sendable {
             end(.fail(error), &actions)
         case .finished:
             end(.finished, &actions)
-        case .reconnecting, .staleSession, .retryScheduled, .network, .networkQuality, .keyframeRequested:
+        case .reconnecting, .staleSession, .retryScheduled, .network, .networkQuality, .keyframeRequested, .cueMoved:
             if let event = Self.event(for: signal) { actions.events.append(event) }
         }
         guard isInteractive, let status = Self.connectionStatus(after: signal) else { return }
@@ -284,6 +284,7 @@ struct PushControl: Sendable {
         case .connectFailed(let error): .connectFailed(error)
         case .networkQuality(let quality): .networkQualityChanged(quality)
         case .keyframeRequested: nil
+        case .cueMoved(let from, let to): .cueMoved(from: .microseconds(from), to: .microseconds(to))
         }
     }
 }

@@ -54,4 +54,6 @@ extension OutputConnection {
 enum LinkReport {
     case srt(SRTLinkStats)
     case webRTC(WebRTCLinkStats)
+    /// Not the link's: an HLS output moved splices to later keyframes since the last report.
+    case hlsSplicesMoved([HLSStream.MovedSplice])
 }

@@ -35,6 +35,9 @@ final class PushOutput: Sendable {
         case networkQuality(NetworkQuality)
         /// A WebRTC peer asked for a keyframe (PLI or FIR).
         case keyframeRequested
+        /// An HLS output started a cue's segment at the next keyframe, not at the cue's splice
+        /// (a copied source had no keyframe there); output times (µs).
+        case cueMoved(from: Int64, to: Int64)
     }
 
     /// The output's position in the push's list of destinations (0 for the first URL).
@@ -203,6 +206,7 @@ final class PushOutput: Sendable {
         switch report {
         case .srt(let stats): recordSRT(stats)
         case .webRTC(let stats): recordWebRTC(stats)
+        case .hlsSplicesMoved(let moves): for move in moves { signal(.cueMoved(from: move.from, to: move.to)) }
         }
     }
 

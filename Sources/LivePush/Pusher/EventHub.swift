@@ -59,6 +59,7 @@ final class EventHub: Sendable {
         case .stats(let stats): d.info?.pusher(p, didUpdate: stats)
         case .stateChanged: break
         case .videoBitrateChanged(let from, let to): d.info?.pusher(p, videoBitrateChangedFrom: from, to: to)
+        case .cueMoved(let from, let to): d.info?.pusher(p, cueMovedFrom: from, to: to)
         case .connectFailed(let e): d.network?.pusher(p, connectFailed: e)
         case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
         case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)

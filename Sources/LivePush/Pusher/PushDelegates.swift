@@ -15,6 +15,9 @@ public protocol LivePusherInfoDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, didUpdate stats: PushStats)
     /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
     func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int)
+    /// An HLS output started a cue's segment at the next keyframe, not at the cue's splice (a
+    /// copied source had none there): output times.
+    func pusher(_ pusher: LivePusher, cueMovedFrom splice: Duration, to keyframe: Duration)
     /// A playout channel's timeline moved on (entries, ad breaks, failures, changes).
     func pusher(_ pusher: LivePusher, playout event: PlayoutEvent)
     /// A live input's primary was lost or came back, or another source went on air.
@@ -36,6 +39,8 @@ extension LivePusherInfoDelegate {
     /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, didUpdate stats: PushStats) {}
     public func pusher(_ pusher: LivePusher, videoBitrateChangedFrom old: Int, to new: Int) {}
+    /// Does nothing by default.
+    public func pusher(_ pusher: LivePusher, cueMovedFrom splice: Duration, to keyframe: Duration) {}
     public func pusher(_ pusher: LivePusher, playout event: PlayoutEvent) {}
     public func pusher(_ pusher: LivePusher, input event: InputEvent) {}
     public func pusher(_ pusher: LivePusher, breaks event: BreakEvent) {}

@@ -20,6 +20,9 @@ public enum PushEvent: Sendable, Equatable {
     case stateChanged(PushState)
     /// Adaptive bitrate moved the video encoder's bitrate (kbit/s).
     case videoBitrateChanged(from: Int, to: Int)
+    /// An HLS output started a cue's segment (and its tags) at the next keyframe, not at the
+    /// cue's splice: a copied source had no keyframe there. Output times.
+    case cueMoved(from: Duration, to: Duration)
 
     // Network
     /// The first connect or publish failed.
@@ -122,7 +125,7 @@ public enum PushEvent: Sendable, Equatable {
     /// Which callback group the event belongs to.
     public var group: Group {
         switch self {
-        case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged: .info
+        case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged, .cueMoved: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .retryScheduled, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
              .tokenWillExpire, .tokenExpired, .networkQualityChanged, .connectionStatusChanged: .network
@@ -146,6 +149,7 @@ public enum PushEvent: Sendable, Equatable {
         case .stats: "stats"
         case .stateChanged: "stateChanged"
         case .videoBitrateChanged: "videoBitrateChanged"
+        case .cueMoved: "cueMoved"
         case .connectFailed: "connectFailed"
         case .connectionLost: "connectionLost"
         case .reconnectStarted: "reconnectStarted"

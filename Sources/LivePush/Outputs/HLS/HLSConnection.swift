@@ -63,6 +63,12 @@ final class HLSConnection: OutputConnection {
 
     func waitUntilWritable(timeout: Duration) { writer.waitForRoom(timeout: timeout) }
 
+    /// Splices the stream moved to a later keyframe, read at the service turns like a link's figures.
+    func takeLinkReport() -> LinkReport? {
+        let moved = stream.takeMovedSplices()
+        return moved.isEmpty ? nil : .hlsSplicesMoved(moved)
+    }
+
     /// The stream waits in the writer: for the next connection, or for the output's end
     /// (``HLSWriter/finish(limit:)``, which writes the last segment and the final playlist).
     func close(graceful: Bool) { writer.park(stream) }

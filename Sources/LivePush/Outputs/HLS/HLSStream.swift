@@ -155,6 +155,24 @@ struct HLSStream: Sendable {
         return complete(open, end: max(mediaEnd ?? open.start, open.start + 1))
     }
 
+    /// A splice the output moved to the next keyframe (a copied source had none at it): output
+    /// times (µs).
+    struct MovedSplice: Sendable, Equatable {
+        let from: Int64
+        let to: Int64
+    }
+
+    /// Moves not yet reported, at most ``movedSplicesKept`` (a source that cues every frame is
+    /// counted in full in the figures, not reported move by move).
+    private var movedSplices: [MovedSplice] = []
+    static let movedSplicesKept = 16
+
+    /// The splices moved since the last call, for the output's `cueMoved` events.
+    mutating func takeMovedSplices() -> [MovedSplice] {
+        defer { movedSplices.removeAll() }
+        return movedSplices
+    }
+
     /// A segment starts with the packet being taken: the open one is complete.
     private mutating func begin(_ start: HLSSegmenter.Start) -> [HLSWrite] {
         var writes: [HLSWrite] = []
@@ -165,8 +183,13 @@ struct HLSStream: Sendable {
         }
         if start.lateBy > 0 { figures.splicesMoved += 1 }
         if start.forced { figures.forcedCuts += 1 }
-        // A splice more than a frame from the keyframe that starts its segment moves to it.
-        let splices = start.splices.map { abs($0.time - start.time) > segmenter.frameDuration ? $0.moved(to: start.time) : $0 }
+        // A splice more than a frame from the keyframe that starts its segment moves to it, and
+        // the output says so (``takeMovedSplices()``).
+        let splices = start.splices.map { splice -> HLSSplice in
+            guard abs(splice.time - start.time) > segmenter.frameDuration else { return splice }
+            if movedSplices.count < Self.movedSplicesKept { movedSplices.append(MovedSplice(from: splice.time, to: start.time)) }
+            return splice.moved(to: start.time)
+        }
         open = OpenSegment(number: nextNumber, start: start.time, splices: splices)
         nextNumber += 1
         tsMuxer?.repeatTablesAtNextPacket()

@@ -48,6 +48,12 @@ struct HLSVariantSet: Sendable {
         return figures
     }
 
+    /// The splices moved since the last call: the first variant's (every variant cuts alike).
+    mutating func takeMovedSplices() -> [HLSStream.MovedSplice] {
+        for index in streams.indices.dropFirst() { _ = streams[index].takeMovedSplices() }
+        return streams[0].takeMovedSplices()
+    }
+
     /// Takes one packet: a picture goes to its variant's stream, the rest to every stream.
     mutating func take(_ packet: MediaPacket) -> [HLSWrite] {
         guard streams.count > 1 else { return streams[0].take(packet) }
