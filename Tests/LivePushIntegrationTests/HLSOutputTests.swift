@@ -167,23 +167,37 @@ final class HLSOutputTests: XCTestCase {
     /// has a keyframe, so each segment starts at the next one (5 s, 8 s), the tags and the
     /// section move with it, and the stats count two moved splices.
     func testASourcesCuesPassOnAndMoveToTheNextKeyframeOfACopiedStream() throws {
+        try assertPassedOnCues(transcoded: false)
+    }
+
+    /// The same source re-encoded: the encoder is asked for a keyframe at each splice, so
+    /// nothing moves.
+    func testAnEncodedStreamKeysAtTheSourcesSplices() throws {
+        try assertPassedOnCues(transcoded: true)
+    }
+
+    /// Out at 4.5 s for 3 s, back at 7.5 s, in a source with a keyframe each second: copied, the
+    /// cuts (and the tags, the sections' times) move to 5 and 8 s, and the push says so; encoded,
+    /// they stay.
+    private func assertPassedOnCues(transcoded: Bool) throws {
         let cued = try CuedTestMedia.make(in: dir, main: .a, seconds: 8, then: .b, for: 4,
                                           cues: [.init(eventID: 21, at: 4.5, duration: 3), .init(eventID: 21, at: 7.5, duration: nil)])
         let hls = try makeHLSDirectory()
-        let result = try LivePushCLI.run(["push", cued, "file://\(hls.path)/index.m3u8?hls_time=2&hls_list_size=0", "--fast", "--json"],
-                                         timeout: 120)
+        let result = try LivePushCLI.run(["push", cued, "file://\(hls.path)/index.m3u8?hls_time=2&hls_list_size=0", "--fast", "--json"]
+                                         + (transcoded ? ["--transcode"] : []), timeout: 120)
+        let (outAt, inAt) = transcoded ? (4.5, 7.5) : (5.0, 8.0)
         XCTAssertEqual(result.exitCode, 0, result.summary)
         let playlist = try HLSTestPlaylist(path: hls.appendingPathComponent("index.m3u8").path)
         print("HLSOutputTests passed-on cues: \(playlist.segments.map { ($0.uri, $0.start, $0.duration, $0.tags) })")
         let out = try XCTUnwrap(playlist.segments.first { $0.tag("#EXT-X-CUE-OUT:") != nil }, "a CUE-OUT")
-        XCTAssertEqual(out.start, 5, accuracy: 0.04, "at the keyframe after the splice")
+        XCTAssertEqual(out.start, outAt, accuracy: 0.04, "at the splice, or the keyframe after it")
         XCTAssertEqual(out.tag("#EXT-X-CUE-OUT:DURATION=").flatMap(Double.init) ?? -1, 3, accuracy: 0.05)
         let back = try XCTUnwrap(playlist.segments.first { $0.tags.contains("#EXT-X-CUE-IN") }, "a CUE-IN")
-        XCTAssertEqual(back.start, 8, accuracy: 0.04)
+        XCTAssertEqual(back.start, inAt, accuracy: 0.04)
         let sections = [out, back].compactMap { $0.tag("#EXT-OATCLS-SCTE35:") }
         let decoded = try PythonTools.threefive(sections)
         XCTAssertEqual(decoded.count, 2)
-        for (cue, (time, isOut)) in zip(decoded, [(5.0, true), (8.0, false)]) {
+        for (cue, (time, isOut)) in zip(decoded, [(outAt, true), (inAt, false)]) {
             let command = cue["command"] as? [String: Any]
             XCTAssertEqual(command?["name"] as? String, "Splice Insert")
             XCTAssertEqual(command?["out_of_network_indicator"] as? Bool, isOut)
@@ -194,10 +208,10 @@ final class HLSOutputTests: XCTestCase {
         }
         let stopped = events.last { $0["event"] as? String == "stopped" }
         let output = ((stopped?["stats"] as? [String: Any])?["outputs"] as? [[String: Any]])?.first
-        XCTAssertEqual((output?["hls"] as? [String: Any])?["splicesMoved"] as? Int, 2, "\(String(describing: output))")
+        XCTAssertEqual((output?["hls"] as? [String: Any])?["splicesMoved"] as? Int, transcoded ? 0 : 2, "\(String(describing: output))")
         // And the push says so as it happens: each move, from the splice to its keyframe.
         let moves = events.filter { $0["event"] as? String == "cueMoved" }.map { ($0["from"] as? Double ?? -1, $0["to"] as? Double ?? -1) }
-        XCTAssertEqual(moves.count, 2, "\(moves)")
+        XCTAssertEqual(moves.count, transcoded ? 0 : 2, "\(moves)")
         for (move, expected) in zip(moves, [(4.5, 5.0), (7.5, 8.0)]) {
             XCTAssertEqual(move.0, expected.0, accuracy: 0.04, "the cue's splice")
             XCTAssertEqual(move.1, expected.1, accuracy: 0.04, "the keyframe its segment starts with")

@@ -81,6 +81,18 @@ final class VideoEncodeStageTests: XCTestCase {
         XCTAssertEqual(out.filter(\.isKeyframe).map(\.pts), [0, 5 * frame], "the input's first and the one asked for")
     }
 
+    /// A cue's splice asks for a keyframe: the first picture at or after it (within half a
+    /// frame) is one, once; a request already passed keys the next picture.
+    func testASpliceKeysTheFirstPictureAtOrAfterIt() throws {
+        let stage = try makeStage()
+        stage.requestKeyframe(atOrAfter: 3 * frame + frame / 3)  // nearer picture 3 than 4: picture 3 shows it
+        stage.requestKeyframe(atOrAfter: 6 * frame + frame * 2 / 3)  // picture 7 is the first at or after it
+        var out = try run(stage, (0..<10).map { try picture(at: $0, keyframe: $0 == 0) })
+        stage.requestKeyframe(atOrAfter: 2 * frame)  // behind the pictures encoded: the next one
+        out += try run(stage, (10..<12).map { try picture(at: $0) }, finish: true)
+        XCTAssertEqual(out.filter(\.isKeyframe).map { $0.pts / frame }, [0, 3, 7, 10])
+    }
+
     func testFiltersSeeTheInputsPicturesButNotTheSlates() throws {
         let counter = Counter()
         let stages = FrameStages(settings: StageSettings(filters: [counter]), mixer: AudioMixer(), report: { _ in })

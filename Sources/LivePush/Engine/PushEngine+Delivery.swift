@@ -3,9 +3,12 @@
 extension PushEngine {
     /// Sends cues (the switcher says which are due): as data messages (``PushConfig/cueFormat``)
     /// to RTMP outputs and the recording, as SCTE-35 sections to SRT outputs (in the stream) and
-    /// HLS outputs (in the segments, and as the playlist's cue tags).
-    func deliverCues(_ cues: [AdCue]) {
+    /// HLS outputs (in the segments, and as the playlist's cue tags). The push's video encode
+    /// keys at each splice, so that an HLS segment starts there (a copied stream keys where its
+    /// source did: an HLS output moves the cut to its next keyframe, and says so).
+    func deliverCues(_ cues: [AdCue], through afterClock: StagesAfterClock) {
         for cue in cues {
+            afterClock.videoEncode?.requestKeyframe(atOrAfter: cue.spliceTime)
             for output in outputs {
                 output.push(output.kind.carriesSpliceSections ? .spliceSection(cue.section.encoded(), at: cue.sendAt)
                                                 : .dataMessage(cue.message(config.cueFormat(forOutput: output.id)), at: cue.sendAt))

@@ -60,7 +60,7 @@ extension PushEngine {
             switch action {
             case .deliver(let packet, let header, let cues):
                 // The driver wakes the senders once it is done stepping (``wakeSenders()``).
-                deliverCues(cues)
+                deliverCues(cues, through: producer.afterClock)
                 if let header { try deliver(header, through: producer.afterClock) }
                 try deliver(packet, through: producer.afterClock)
                 return .again
@@ -77,7 +77,7 @@ extension PushEngine {
                 // Woken when it is open (bounded, should the wake come before a producer thread waits).
                 return .wait(until: config.monotonicClock.now() + Self.nextInputWait)
             case .finished(let cues):
-                deliverCues(cues)
+                deliverCues(cues, through: producer.afterClock)
                 try finish(producer.afterClock)
                 let loops = producer.switcher.loopsCompleted
                 state.withLock { $0.loopsCompleted = loops }

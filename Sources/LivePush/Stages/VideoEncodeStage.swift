@@ -35,6 +35,10 @@ final class VideoEncodeStage {
     private var holdsPictures = false
     /// The next picture is a keyframe (the first, the first after a copied packet or header).
     private var keyframeOwed = true
+    /// Output times (µs, ascending) where a picture must be a keyframe: the splices of cues
+    /// passed on (``requestKeyframe(atOrAfter:)``). At most ``keyframeRequestsKept``.
+    private var keyframesAt: [Int64] = []
+    static let keyframeRequestsKept = 16
     /// The bitrate adaptive bitrate last set, for encoders opened after a drain.
     private var bitrate: Int
     private var announcedToStages = false
@@ -89,7 +93,7 @@ final class VideoEncodeStage {
         if !packet.isShownAsIs { stages.process(&picture, frameRate: settings.frameRate) }
         let encoder = try openEncoder()
         encoded.removeAll(keepingCapacity: true)
-        try encoder.encode(picture, keyframe: keyframeOwed || packet.isKeyframe, into: &encoded)
+        try encoder.encode(picture, keyframe: keyframeOwed || packet.isKeyframe || keysSplice(at: packet), into: &encoded)
         keyframeOwed = false
         holdsPictures = true
         // The encode's own time: what the renditions and delivery take after it is not its capacity.
@@ -98,6 +102,23 @@ final class VideoEncodeStage {
             coded.due = packet.due
             try send(coded)
         }
+    }
+
+    /// A splice at output time `time` (a cue passed on): the first picture shown at or after it
+    /// (within half a frame) is a keyframe, so that an HLS segment, or a player's join, can
+    /// start there. A request far behind the pictures already encoded is dropped.
+    func requestKeyframe(atOrAfter time: Int64) {
+        guard keyframesAt.count < Self.keyframeRequestsKept, !keyframesAt.contains(time) else { return }
+        keyframesAt.append(time)
+        keyframesAt.sort()
+    }
+
+    /// Whether `packet`'s picture is the first at or after a requested splice; the requests it
+    /// answers are done.
+    private func keysSplice(at packet: MediaPacket) -> Bool {
+        guard let first = keyframesAt.first, packet.pts + packet.duration / 2 >= first else { return false }
+        keyframesAt.removeAll { packet.pts + packet.duration / 2 >= $0 }
+        return true
     }
 
     /// The end of the push's video: what the encoder still holds.
