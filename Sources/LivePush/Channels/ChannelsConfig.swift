@@ -250,12 +250,13 @@ extension ChannelSpec {
         default:
             throw refuse(id, field, "must be an rtmp:// URL or an output object")
         }
+        let output: PushURL
         do throws(LivePushError) {
-            try PushURL.checkChannelOutput(url)
+            output = try PushURL.checkChannelOutput(url)
         } catch {
             throw refuse(id, field, error.message)
         }
-        if let ladder, ladder.count > 1, let kind = try? OutputKind(PushURL(url)), !kind.carriesLadder {
+        if let ladder, ladder.count > 1, case let kind = OutputKind(output), !kind.carriesLadder {
             throw refuse(id, "\(field).video", "has \(ladder.count) renditions: \(kind.ladderRefusal)")
         }
         return (url, ladder)

@@ -27,6 +27,12 @@ extension TSMuxer {
         }
     }
 
+    /// A section stamped on the output timeline, as the TS carries it: `pts_adjustment` gains the
+    /// muxer's offset (output time 0 is PTS 1.4 s), so `splice_time + pts_adjustment` is a PTS.
+    static func moveOntoTSTimeline(_ section: inout SpliceInfoSection) {
+        section.ptsAdjustment = (section.ptsAdjustment + TSClock.ticks90kHz(0)) & SCTE35.ticksMask
+    }
+
     /// ADTS's description of the AAC track: from its AudioSpecificConfig, else its rate and channels.
     private static func aac(_ audioSpecificConfig: [UInt8], _ track: AudioTrackInfo) -> AACConfiguration? {
         (try? AACConfiguration(audioSpecificConfig: audioSpecificConfig))
@@ -53,8 +59,10 @@ extension TSMuxer {
         case .audio:
             writeAudio(packet.data, pts: packet.pts, into: &out)
         case .cue:
+            // The push's own cues (its breaks, or a source's, parsed when they came in): one that
+            // does not parse is not written, as before it reached here.
             guard var section = try? SpliceInfoSection(parsing: packet.data) else { return }
-            section.ptsAdjustment = (section.ptsAdjustment + TSClock.ticks90kHz(0)) & SCTE35.ticksMask
+            Self.moveOntoTSTimeline(&section)
             writeSection(section.encoded(), into: &out)
         case .data:
             break

@@ -81,6 +81,8 @@ struct HLSCueMapper: Sendable {
 
     /// Remembers which break a section opens (or that it closed the one open).
     private mutating func note(_ bytes: [UInt8]) {
+        // A playlist's section that does not parse opens or closes nothing here; the input
+        // reports it (`cueRejected`) when it hands the cue over.
         guard let section = try? SpliceInfoSection(parsing: bytes) else { return }
         if case .insert(let insert) = section.command, !insert.cancel {
             open = insert.outOfNetwork ? .insert(eventID: insert.eventID) : nil

@@ -67,8 +67,7 @@ final class FailoverSlots {
     /// says; a section that does not parse goes as it is, for the push to refuse and report.
     private func cue(_ section: [UInt8], at time: Int64) -> MediaPacket {
         guard let parsed = try? SpliceInfoSection(parsing: section) else { return .spliceSection(section, at: time) }
-        let ticks = UInt64(max(0, time)) * SCTE35.clockRate / 1_000_000 & SCTE35.ticksMask
-        return .spliceSection(parsed.restamped(toTicks: ticks).encoded(), at: time)
+        return .spliceSection(parsed.restamped(toTicks: AdCue.ticks(time)).encoded(), at: time)
     }
 
     func suspend() {

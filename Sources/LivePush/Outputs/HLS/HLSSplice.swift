@@ -35,7 +35,7 @@ struct HLSSplice: Sendable, Equatable {
         case .null, .other: return nil
         }
         let cue = SourceCue(section: section, arrival: arrival)
-        section.ptsAdjustment = (section.ptsAdjustment + TSClock.ticks90kHz(0)) & SCTE35.ticksMask
+        TSMuxer.moveOntoTSTimeline(&section)
         self.init(eventID: cue.eventID ?? 0, outOfNetwork: cue.opensBreak, time: cue.spliceTime,
                   duration: cue.opensBreak ? cue.duration : nil, section: section.encoded())
     }

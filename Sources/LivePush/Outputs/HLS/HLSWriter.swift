@@ -99,6 +99,9 @@ final class HLSWriter: Sendable {
             defer { queue.figures.stream = stream.figures }
             return stream.finish()
         }
+        // A write that failed gets one more try. Its failure was reported when it happened (the
+        // connection ended with it: `connectionLost`, hlsWriteFailed); failing again, the store
+        // keeps what it last took, and the wait below ends at once (stalled).
         if queue.withLock({ $0.stalled }) { try? reopen() }
         enqueue(writes)
         progress.wait(limit: limit) { queue.withLock { $0.writes.isEmpty || $0.stalled } }
