@@ -15,4 +15,23 @@ final class MediaPacketLayoutTests: XCTestCase {
         XCTAssertEqual(due, (flag + 1 + 7) / 8 * 8)
         XCTAssertGreaterThan(due, variant)
     }
+
+    /// Raw frames ride in one box (``RawMedia``): a packet without them stays small, and one
+    /// with them still reads them back.
+    func testRawMediaIsOneReferenceAndReadsBack() throws {
+        XCTAssertLessThanOrEqual(MemoryLayout<MediaPacket>.size, 64)
+        let sound = try AudioFrame(sampleRate: 48_000, channels: 2, sampleCount: 1024, timestamp: 5)
+        var packet = MediaPacket.rawSound(sound)
+        XCTAssertTrue(packet.isRawSound)
+        XCTAssertEqual(packet.sound?.sampleCount, 1024)
+        XCTAssertNil(packet.picture)
+        packet.dropRawMedia()
+        XCTAssertFalse(packet.isRawSound)
+        let picture = try VideoFrame(width: 16, height: 16)
+        var shown = MediaPacket.rawPicture(picture, duration: 40_000, keyframe: true, shownAsIs: true)
+        XCTAssertTrue(shown.isRawPicture && shown.isShownAsIs)
+        shown.picture = nil
+        XCTAssertFalse(shown.isRawPicture)
+        XCTAssertTrue(shown.isShownAsIs, "clearing the picture keeps the flag")
+    }
 }

@@ -34,11 +34,13 @@ extension PushEngine {
     ///
     /// Video goes through the push's encode first (``VideoEncodeStage``), when it has one: raw
     /// pictures come out of it coded, copied packets as they are (after what it held). Sound
-    /// goes through the push's sound encode (``AudioEncodeStage``) the same way.
+    /// goes through the push's sound encode (``AudioEncodeStage``) the same way, unless it is
+    /// copied and the encode holds nothing to send before it (a push that only copies its
+    /// sound: at 1000 channels the hop was 2.7% of the process).
     func deliver(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         if let encode = afterClock.videoEncode, carrying.kind == .video {
             try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
-        } else if let encode = afterClock.audioEncode, carrying.kind == .audio {
+        } else if let encode = afterClock.audioEncode, carrying.kind == .audio, encode.takes(carrying) {
             try encode.process(carrying) { (coded: MediaPacket) throws(LivePushError) in try deliverCoded(coded, through: afterClock) }
         } else if carrying.isRawPicture || carrying.isRawSound {
             // A push without video (it announced none) has no encode: a break's fill that has
@@ -62,8 +64,7 @@ extension PushEngine {
 
     private func deliverInOrder(_ carrying: MediaPacket, through afterClock: StagesAfterClock) throws(LivePushError) {
         var packet = carrying
-        packet.picture = nil
-        packet.sound = nil
+        packet.dropRawMedia()
         recorder?.offer(packet)
         if let renditions = afterClock.renditions, packet.kind == .video {
             for id in renditions.directOutputs { outputs[id].push(packet) }

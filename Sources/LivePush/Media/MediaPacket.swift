@@ -54,17 +54,31 @@ public struct MediaPacket: Sendable {
     /// When the push's clock made it due (monotonic µs), for a real-time push; `.min` otherwise.
     /// An output measures how late it wrote the packet against it.
     var due: Int64 = .min
+    /// The raw picture or sound the packet carries, boxed (``RawMedia``): nil for almost every
+    /// packet.
+    private var raw: RawMedia?
     /// The picture this packet was encoded from (after the input's filters and scale), when the
     /// push has renditions and its input encodes: the renditions after the clock encode it
     /// rather than decode the packet (``RenditionStage``). A side channel would have to match
     /// packets to pictures a second time, across the switcher and the clock; riding on the
     /// packet it follows every re-stamp for free. It never reaches an output's queue or the
     /// recording (`PushEngine.deliver` strips it): a 720p picture is 1.4 MB, a queue holds 2 s.
-    var picture: VideoFrame?
+    var picture: VideoFrame? {
+        get { raw?.picture }
+        set { raw = .holding(picture: newValue, sound: raw?.sound, isShownAsIs: isShownAsIs) }
+    }
     /// A raw picture that skips the push's detector and filters (a slate shows what it was given).
-    var isShownAsIs = false
+    var isShownAsIs: Bool {
+        get { raw?.isShownAsIs ?? false }
+        set { raw = .holding(picture: raw?.picture, sound: raw?.sound, isShownAsIs: newValue) }
+    }
     /// The samples of raw sound (``rawSound(_:)``), for the push's sound encode after the clock.
-    var sound: AudioFrame?
+    var sound: AudioFrame? {
+        get { raw?.sound }
+        set { raw = .holding(picture: raw?.picture, sound: newValue, isShownAsIs: isShownAsIs) }
+    }
+    /// Drops the raw media (what an output's queue and the recording must not hold).
+    mutating func dropRawMedia() { raw = nil }
 
     /// True for a keyframe.
     public var isKeyframe: Bool { importance == .key }
@@ -95,13 +109,12 @@ public struct MediaPacket: Sendable {
     static func rawPicture(_ picture: VideoFrame, duration: Int64, keyframe: Bool, shownAsIs: Bool = false) -> MediaPacket {
         var packet = MediaPacket(kind: .video, data: [], dts: picture.timestamp, pts: picture.timestamp, duration: duration,
                                  importance: keyframe ? .key : .reference)
-        packet.picture = picture
-        packet.isShownAsIs = shownAsIs
+        packet.raw = RawMedia(picture: picture, sound: nil, isShownAsIs: shownAsIs)
         return packet
     }
 
     /// A raw picture (``rawPicture(_:duration:keyframe:shownAsIs:)``), not yet encoded.
-    var isRawPicture: Bool { kind == .video && data.isEmpty && picture != nil }
+    var isRawPicture: Bool { kind == .video && data.isEmpty && raw?.picture != nil }
 
     /// Sound for the push's AAC encode after the clock (``AudioEncodeStage``): an audio packet
     /// with no coded bytes, stamped at its first sample (dts = pts), as long as its samples.
@@ -110,12 +123,12 @@ public struct MediaPacket: Sendable {
     static func rawSound(_ sound: AudioFrame) -> MediaPacket {
         var packet = MediaPacket(kind: .audio, data: [], dts: sound.timestamp, pts: sound.timestamp, duration: sound.duration,
                                  importance: .key)
-        packet.sound = sound
+        packet.raw = RawMedia(picture: nil, sound: sound, isShownAsIs: false)
         return packet
     }
 
     /// Raw sound (``rawSound(_:)``), not yet encoded.
-    var isRawSound: Bool { kind == .audio && data.isEmpty && sound != nil }
+    var isRawSound: Bool { kind == .audio && data.isEmpty && raw?.sound != nil }
 
     /// A video frame (not a sequence header).
     var isVideoFrame: Bool { kind == .video && !isSequenceHeader }

@@ -80,6 +80,11 @@ final class AudioEncodeStage {
                        audioSpecificConfig: audioSpecificConfig)
     }
 
+    /// Whether `packet` must go through ``process(_:send:)``: raw sound, or copied sound or a
+    /// header while the encoder holds samples (they go out first). Anything else passes
+    /// through unchanged, so delivery may hand it on directly.
+    func takes(_ packet: MediaPacket) -> Bool { holdsSamples || packet.isRawSound }
+
     /// Takes one packet of the push's sound, stamped on the output clock, and hands on what
     /// delivery takes: the AAC frames raw sound completed, or a copied packet or header (after
     /// what the encoder held).
