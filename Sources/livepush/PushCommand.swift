@@ -44,6 +44,11 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("audio-bitrate"), help: "Audio bitrate in kbit/s when transcoding.")
     var audioBitrate: Int?
 
+    @Option(name: .customLong("audio-codec"), help: ArgumentHelp(
+        "The codec RTMP outputs carry the sound in: aac (the default) or opus (Enhanced RTMP v2; FFmpeg 8, MediaMTX). SRT, HLS and the recording keep AAC; WHIP always carries Opus.",
+        valueName: "aac|opus"))
+    var audioCodec: AudioCodec?
+
     @Option(name: .customLong("retry-count"),
             help: "Reconnect attempts after a lost connection (0-100), or 'forever': retry until stopped, the first connect too, waiting from --retry-interval doubling up to 30 s with jitter.")
     var retryCount = RetryCountOption(value: 5)
@@ -160,6 +165,7 @@ struct PushCommand: AsyncParsableCommand {
         config.hlsToken = hlsToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_HLS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let videoBitrate { config.media.videoBitrateKbps = videoBitrate }
         if let audioBitrate { config.media.audioBitrateKbps = audioBitrate }
+        if let audioCodec { config.media.audioCodec = audioCodec }
         video.apply(to: &config)
         music.apply(to: &config)
         liveInput.apply(to: &config)
@@ -357,3 +363,4 @@ final class InterruptHandler: Sendable {
     func cancel() { handlers.forEach { $0.cancel() } }
 }
 
+extension AudioCodec: ExpressibleByArgument {}

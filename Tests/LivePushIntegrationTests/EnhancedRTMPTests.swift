@@ -77,10 +77,27 @@ final class EnhancedRTMPTests: XCTestCase {
         XCTAssertEqual(ts.videoFrames, 100)
     }
 
+    /// `--audio-codec opus`: Enhanced RTMP v2's `Opus` audio (the push's one Opus encode, after
+    /// the clock), announced in `fourCcList`; FFmpeg 8 reads it and decodes every packet, and
+    /// the video is still the copy. Both paces.
+    func testOpusAudioArrivesAsOpusAtBothPaces() async throws {
+        let source = try makeClip()
+        for fast in [true, false] {
+            let received = try await push(source, ["--audio-codec", "opus"], fast: fast)
+            XCTAssertEqual(received.audioCodec.map { $0.contains("opus") }, true, "\(received.audioCodec ?? "nil") (fast: \(fast))")
+            // 4 s of 20 ms Opus frames.
+            XCTAssertGreaterThanOrEqual(received.audioPackets, 195, "fast: \(fast)")
+            XCTAssertEqual(received.audioDecoded, received.audioPackets, "every Opus packet decodes (fast: \(fast))")
+            XCTAssertEqual(received.videoCodec, "h264")
+            XCTAssertEqual(received.videoDecoded, 100, "fast: \(fast)")
+        }
+    }
+
     // MARK: - Helpers
 
     private struct Received {
         var videoCodec: String?
+        var audioCodec: String?
         var videoPackets = 0, videoDecoded = 0, audioPackets = 0, audioDecoded = 0
         var matroska: String
     }
@@ -96,7 +113,7 @@ final class EnhancedRTMPTests: XCTestCase {
     }
 
     /// Pushes `source` (`--fast`) to FFmpeg's listener and returns what it reported.
-    private func push(_ source: String, _ arguments: [String], before: [String] = []) async throws -> Received {
+    private func push(_ source: String, _ arguments: [String], before: [String] = [], fast: Bool = true) async throws -> Received {
         let python = try PythonTools.python(with: ["av"])
         let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/ertmp_listener.py").path
         let port = try NginxRTMPServer.freeLoopbackPort()
@@ -104,7 +121,8 @@ final class EnhancedRTMPTests: XCTestCase {
         let listener = try RunningCLI(executable: python, [script, "rtmp://127.0.0.1:\(port)/live/x", matroska])
         defer { if listener.isRunning { kill(listener.processIdentifier, SIGKILL) } }
         try await awaitListening(port: port)
-        let cli = try RunningCLI(["push", source] + before + ["rtmp://127.0.0.1:\(port)/live/x", "--fast", "--json"] + arguments)
+        let cli = try RunningCLI(["push", source] + before + ["rtmp://127.0.0.1:\(port)/live/x", "--json"] + (fast ? ["--fast"] : [])
+                                 + arguments)
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let exit = await cli.awaitExit(timeout: .seconds(90))
         XCTAssertEqual(exit, 0, cli.standardError)
@@ -116,7 +134,7 @@ final class EnhancedRTMPTests: XCTestCase {
         let packets = report["packets"] as? [String: Int] ?? [:]
         let decoded = report["decoded"] as? [String: Int] ?? [:]
         XCTAssertEqual(report["errors"] as? [String], [], "no decode errors")
-        return Received(videoCodec: codecs["video"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
+        return Received(videoCodec: codecs["video"], audioCodec: codecs["audio"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
                         audioPackets: packets["audio"] ?? 0, audioDecoded: decoded["audio"] ?? 0, matroska: matroska)
     }
 

@@ -11,6 +11,11 @@ public struct MediaSourceOptions: Sendable, Equatable {
     public var videoBitrateKbps: Int?
     /// Audio bitrate when transcoding, kbit/s. Nil means 128 for stereo, 64 for mono.
     public var audioBitrateKbps: Int?
+    /// The codec RTMP outputs carry the sound in (`--audio-codec`): AAC (legacy FLV, the
+    /// default), or Opus (Enhanced RTMP v2's `Opus`), encoded once after the clock for every
+    /// output that takes it. SRT and HLS outputs and the recording keep AAC; WHIP outputs
+    /// always carry Opus.
+    public var audioCodec: AudioCodec = .aac
     /// Keyframe interval when transcoding, seconds.
     public var gopSeconds: Double
     /// Encoded picture size; nil keeps the source's (rounded down to even).

@@ -63,7 +63,7 @@ public struct VideoTrackInfo: Sendable, Equatable {
     }
 }
 
-/// An AAC audio track as it will be sent.
+/// An audio track as it will be sent: AAC, or Opus where an output carries it (``AudioCodec``).
 public struct AudioTrackInfo: Sendable, Equatable {
     /// Samples per second.
     public var sampleRate: Int
@@ -71,8 +71,14 @@ public struct AudioTrackInfo: Sendable, Equatable {
     public var channels: Int
     /// Bits per second (0 when unknown).
     public var bitrate: Int
-    /// AudioSpecificConfig (the FLV AAC sequence header body).
+    /// AudioSpecificConfig (the FLV AAC sequence header body); for an Opus track, the AAC
+    /// configuration the Opus was made from.
     public var audioSpecificConfig: [UInt8]
+    /// The codec (AAC unless the push's Opus encode makes the track, ``OpusStage``).
+    public internal(set) var codec: AudioCodec = .aac
+    /// An Opus track's identification header (`OpusHead`, RFC 7845): what Enhanced RTMP's
+    /// `SequenceStart` carries. Empty for AAC.
+    var opusHead: [UInt8] = []
     /// The track is raw sound (``MediaPacket/rawSound(_:)``), for the push's AAC encode after
     /// the clock: the rate and channels are the samples', and `audioSpecificConfig` the one an
     /// encode of them would have.

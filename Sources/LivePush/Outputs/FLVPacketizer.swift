@@ -31,9 +31,7 @@ struct FLVPacketizer {
                                        payload: Self.videoSequenceHeader(video.decoderConfiguration, codec: video.codec)))
         }
         if let audio = info.audio {
-            messages.append(FLVMessage(type: .audio, timestampMs: timestampMs,
-                                       payload: FLVBody.aacSequenceHeader(audio.audioSpecificConfig,
-                                                                       sampleRate: audio.sampleRate, channels: audio.channels)))
+            messages.append(FLVMessage(type: .audio, timestampMs: timestampMs, payload: Self.audioSequenceHeader(audio)))
         }
         return messages
     }
@@ -57,9 +55,9 @@ struct FLVPacketizer {
             return FLVMessage(type: .video, timestampMs: timestampMs, header: prefix, payload: packet.data)
         case .audio:
             let audio = info.audio
-            return FLVMessage(type: .audio, timestampMs: timestampMs,
-                              header: FLVBody.aacFramePrefix(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2),
-                              payload: packet.data)
+            let prefix = audio?.codec.enhancedRTMP.map { FLVBody.exAudioFramePrefix($0) }
+                ?? FLVBody.aacFramePrefix(sampleRate: audio?.sampleRate ?? 44100, channels: audio?.channels ?? 2)
+            return FLVMessage(type: .audio, timestampMs: timestampMs, header: prefix, payload: packet.data)
         }
     }
 
@@ -79,11 +77,26 @@ struct FLVPacketizer {
         }
     }
 
-    /// Enhanced RTMP's `SequenceEnd` after a stream sent whole; nothing for legacy H.264 (the
-    /// AVC end-of-sequence tag is left out, as FFmpeg and OBS leave it out).
+    /// Enhanced RTMP's `SequenceEnd`s after a stream sent whole; nothing for legacy H.264 and
+    /// AAC (the AVC end-of-sequence tag is left out, as FFmpeg and OBS leave it out).
     func trailer(timestampMs: UInt32) -> [FLVMessage] {
-        guard let enhanced = info.video?.codec.enhancedRTMP else { return [] }
-        return [FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.exVideoSequenceEnd(enhanced))]
+        var messages: [FLVMessage] = []
+        if let enhanced = info.video?.codec.enhancedRTMP {
+            messages.append(FLVMessage(type: .video, timestampMs: timestampMs, payload: FLVBody.exVideoSequenceEnd(enhanced)))
+        }
+        if let enhanced = info.audio?.codec.enhancedRTMP {
+            messages.append(FLVMessage(type: .audio, timestampMs: timestampMs, payload: FLVBody.exAudioSequenceEnd(enhanced)))
+        }
+        return messages
+    }
+
+    /// AAC's sequence header (legacy FLV), or Enhanced RTMP v2's audio `SequenceStart` with
+    /// the `OpusHead`.
+    static func audioSequenceHeader(_ audio: AudioTrackInfo) -> [UInt8] {
+        guard let enhanced = audio.codec.enhancedRTMP else {
+            return FLVBody.aacSequenceHeader(audio.audioSpecificConfig, sampleRate: audio.sampleRate, channels: audio.channels)
+        }
+        return FLVBody.exAudioSequenceStart(enhanced, configuration: audio.opusHead)
     }
 
     /// H.264's AVC sequence header (legacy FLV), or Enhanced RTMP's `SequenceStart`.
@@ -109,7 +122,8 @@ struct FLVPacketizer {
                 AMF0Property("audiosamplerate", .number(Double(audio.sampleRate))),
                 AMF0Property("audiosamplesize", .number(16)),
                 AMF0Property("stereo", .boolean(audio.channels > 1)),
-                AMF0Property("audiocodecid", .number(10)),
+                // AAC's SoundFormat, or the FourCC as a number (as FFmpeg's FLV muxer writes it).
+                AMF0Property("audiocodecid", .number(audio.codec.enhancedRTMP.map { Double($0.rawValue) } ?? 10)),
             ]
         }
         properties.append(AMF0Property("encoder", .string("LivePush")))

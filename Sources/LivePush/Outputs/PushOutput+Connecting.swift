@@ -248,7 +248,8 @@ extension PushOutput {
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
                                           acknowledgementWindow: keepsHistory ? Self.acknowledgementWindow : nil,
-                                          fourCcList: info.video?.codec.enhancedRTMP.map { [$0.fourCC] } ?? [])
+                                          fourCcList: (info.video?.codec.enhancedRTMP.map { [$0.fourCC] } ?? [])
+                                              + (info.audio?.codec.enhancedRTMP.map { [$0.fourCC] } ?? []))
         let session = try RTMPSession(url: url, options: options)
         do {
             try session.connectAndPublish()

@@ -1,4 +1,9 @@
 extension LivePusher {
+    /// What output `url` needs of the graph: its kind's needs, with the push's audio codec.
+    func outputNeeds(_ url: PushURL) -> OutputNeeds {
+        OutputNeeds(kind: OutputKind(url), rtmpAudio: mediaOptions.audioCodec)
+    }
+
     /// The stages after the clock that the outputs need (``GraphPlan``): the renditions the app
     /// asked for and the Constrained Baseline encodes of WHIP outputs, and the Opus encode.
     func makeStagesAfterClock(for info: StreamInfo, urls: [PushURL], inputsMayChange: Bool,
@@ -7,7 +12,7 @@ extension LivePusher {
             throw LivePushError(.outputSettingsInvalid, "per-output video was asked for, but the input has no video")
         }
         let media = config.media
-        let plan = try GraphPlan.make(needs: urls.map { OutputNeeds(kind: OutputKind($0)) }, asked: config.outputVideoLadders, video: info.video,
+        let plan = try GraphPlan.make(needs: urls.map { outputNeeds($0) }, asked: config.outputVideoLadders, video: info.video,
                                       hasAudio: info.audio != nil, inputsMayChange: inputsMayChange,
                                       defaultBitrateKbps: { media.resolvedVideoBitrate(width: $0.width, height: $0.height) / 1000 })
         let renditions = try info.video.flatMap { video throws(LivePushError) -> RenditionStage? in
@@ -42,7 +47,7 @@ extension LivePusher {
         // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
         // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
-        let keepsPictures = !config.outputVideoLadders.isEmpty || urls.contains { OutputNeeds(kind: OutputKind($0)).constrainedBaselineH264 }
+        let keepsPictures = !config.outputVideoLadders.isEmpty || urls.contains { outputNeeds($0).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
                                     adaptive: settings.adaptiveBitrate, keepsPictures: keepsPictures,
                                     clock: config.monotonicClock)
@@ -63,7 +68,7 @@ extension LivePusher {
         let bitrate = audio.yieldsRawSound && audio.bitrate > 0 ? audio.bitrate : mediaOptions.resolvedAudioBitrate(channels: channels)
         return try AudioEncodeStage(format: AudioFormat(sampleRate: rate, channels: channels), bitrate: bitrate,
                                     mixer: stages.mixer, main: audio.yieldsRawSound,
-                                    keepsMixedSound: urls.contains { OutputNeeds(kind: OutputKind($0)).audio == .opus })
+                                    keepsMixedSound: urls.contains { outputNeeds($0).audio == .opus })
     }
 
     /// What the outputs announce: a source that yields pictures or raw sound goes out as the

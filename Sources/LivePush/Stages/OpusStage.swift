@@ -26,8 +26,11 @@ final class OpusStage {
 
     /// The sound its outputs announce: 48 kHz, mono or stereo, as the encoder makes it.
     var trackInfo: AudioTrackInfo {
-        AudioTrackInfo(sampleRate: transcoder.format.sampleRate, channels: transcoder.format.channels,
-                       bitrate: transcoder.bitrate, audioSpecificConfig: [])
+        var track = AudioTrackInfo(sampleRate: transcoder.format.sampleRate, channels: transcoder.format.channels,
+                                   bitrate: transcoder.bitrate, audioSpecificConfig: [])
+        track.codec = .opus
+        track.opusHead = transcoder.opusHead
+        return track
     }
 
     /// Takes one packet of the push's AAC (a frame or a new configuration), with the mixed

@@ -32,9 +32,12 @@ struct OutputNeeds: Sendable, Equatable {
 
     /// A WHIP output (WebRTC) carries no AAC, and H.264's Constrained Baseline is the one video
     /// profile every WebRTC endpoint must decode (RFC 7742): aiortc and many SFUs answer nothing
-    /// else. RTMP (Enhanced RTMP), SRT and HLS carry the push's codecs as they are.
-    init(kind: OutputKind) {
+    /// else. RTMP (Enhanced RTMP), SRT and HLS carry the push's codecs as they are; RTMP
+    /// carries Opus instead of AAC when the push asks for it (`rtmpAudio`, E-RTMP v2).
+    init(kind: OutputKind, rtmpAudio: AudioCodec = .aac) {
         let isWHIP = kind == .whip
-        self.init(audio: isWHIP ? .opus : .aac, constrainedBaselineH264: isWHIP, holdsTheStart: isWHIP, kind: kind)
+        let isRTMP = kind == .rtmp || kind == .rtmps
+        self.init(audio: isWHIP || (isRTMP && rtmpAudio == .opus) ? .opus : .aac, constrainedBaselineH264: isWHIP,
+                  holdsTheStart: isWHIP, kind: kind)
     }
 }
