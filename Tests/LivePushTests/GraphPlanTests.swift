@@ -85,21 +85,25 @@ final class GraphPlanTests: XCTestCase {
         XCTAssertEqual(try plan([whip], video: nil, hasAudio: true).opusOutputs, [0])
     }
 
-    /// A ladder goes only to an output that carries one (HLS); the others refuse it, naming
-    /// what can.
-    func testALadderGoesOnlyToAnHLSOutput() throws {
+    /// A ladder goes only to an output that carries one (HLS, RTMP's multitrack); the others
+    /// (SRT, WHIP) refuse it, naming what can.
+    func testALadderGoesOnlyToAnHLSOrRTMPOutput() throws {
         let ladder = [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500), VideoRendition(width: 640, height: 360, bitrateKbps: 800)]
         let source = VideoTrackInfo(width: 1280, height: 720, frameRate: 25, bitrate: 0, decoderConfiguration: [])
         let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .hls)], asked: [1: ladder], video: source,
                                       hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
         XCTAssertEqual(made.renditions, [1: ladder])
-        for kind in [OutputKind.rtmp, .srt, .whip] {
+        let rtmp = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .rtmps)], asked: [0: ladder, 1: ladder],
+                                      video: source, hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(rtmp.renditions, [0: ladder, 1: ladder], "E-RTMP v2 multitrack")
+        for kind in [OutputKind.srt, .whip] {
             XCTAssertThrowsError(try GraphPlan.make(needs: [OutputNeeds(kind: kind)], asked: [0: ladder], video: source, hasAudio: true,
                                                     inputsMayChange: false, defaultBitrateKbps: { _ in 800 })) { error in
                 let error = error as? LivePushError
                 XCTAssertEqual(error?.code, .outputSettingsInvalid)
                 XCTAssertTrue(error?.message.contains("output 0 has a ladder of 2 renditions") ?? false, "\(String(describing: error))")
                 XCTAssertTrue(error?.message.contains("HLS output") ?? false, "\(String(describing: error))")
+                XCTAssertTrue(error?.message.contains("or an RTMP output (Enhanced RTMP v2 multitrack") ?? false, "\(String(describing: error))")
             }
         }
     }

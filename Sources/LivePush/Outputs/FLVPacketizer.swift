@@ -18,17 +18,32 @@ struct FLVMessage {
 /// It follows the codec configuration: a sequence-header packet (an input switch changed it)
 /// replaces the track's configuration, so the header sent after a reconnect is the one the
 /// next frames need.
+///
+/// An output with several variants sends those its ``RTMPTrackPlan`` chose: track 0 as the
+/// stream's own video, the others as E-RTMP v2 multitrack tracks (``FLVMultitrackVideo``),
+/// each with its SequenceStart in a tag of its own.
 struct FLVPacketizer {
+    /// The stream as sent: its `video` is track 0's.
     private(set) var info: StreamInfo
+    /// Track `i` carries variant `tracks[i]` (``RTMPTrackPlan/tracks``).
+    private let tracks: [UInt8]
+    /// The videos of tracks 1, 2, ...
+    private var trackVideos: [VideoTrackInfo]
 
-    /// `@setDataFrame onMetaData`, then the AVC and AAC sequence headers: what a server and
-    /// a player need before the first frame, sent again after every (re)connect.
+    /// `@setDataFrame onMetaData`, then the video and audio sequence headers (one tag per
+    /// track): what a server and a player need before the first frame, sent again after every
+    /// (re)connect.
     func header(timestampMs: UInt32 = 0) -> [FLVMessage] {
         var messages = [FLVMessage(type: .script, timestampMs: timestampMs,
                                    payload: FLVBody.metadata(metadata, withSetDataFrame: true))]
         if let video = info.video {
             messages.append(FLVMessage(type: .video, timestampMs: timestampMs,
                                        payload: Self.videoSequenceHeader(video.decoderConfiguration, codec: video.codec)))
+        }
+        for (index, video) in trackVideos.enumerated() {
+            messages.append(FLVMessage(type: .video, timestampMs: timestampMs,
+                                       payload: Self.trackSequenceStart(video.decoderConfiguration, codec: video.codec,
+                                                                        trackID: UInt8(index + 1))))
         }
         if let audio = info.audio {
             messages.append(FLVMessage(type: .audio, timestampMs: timestampMs,
@@ -38,8 +53,20 @@ struct FLVPacketizer {
         return messages
     }
 
-    init(info: StreamInfo) {
-        self.info = info
+    /// `tracks`: the plan's (nil: the output's first variant only, as track 0).
+    init(info: StreamInfo, tracks: [UInt8]? = nil) {
+        let variants = info.variants.isEmpty ? (info.video.map { [$0] } ?? []) : info.variants
+        let tracks = (tracks ?? [0]).filter { Int($0) < variants.count }
+        var sent = info
+        if let first = tracks.first { sent.video = variants[Int(first)] }
+        self.info = sent
+        self.tracks = tracks.isEmpty ? [0] : tracks
+        trackVideos = tracks.dropFirst().map { variants[Int($0)] }
+    }
+
+    /// Whether this connection sends `packet`: a ladder's video variants the plan left out are not.
+    func carries(_ packet: MediaPacket) -> Bool {
+        packet.kind != .video || tracks.contains(packet.variant)
     }
 
     mutating func message(for packet: MediaPacket) -> FLVMessage {
@@ -51,6 +78,13 @@ struct FLVPacketizer {
             return FLVMessage(type: .script, timestampMs: timestampMs, payload: packet.data)
         case .video:
             let cts = Int32(clamping: (packet.pts - packet.dts + 500) / 1000)
+            if let track = tracks.firstIndex(of: packet.variant), track > 0 {
+                let codec = trackVideos[track - 1].codec
+                return FLVMessage(type: .video, timestampMs: timestampMs,
+                                  header: FLVMultitrackVideo.framePrefix(fourCC: Self.trackFourCC(codec), trackID: UInt8(track),
+                                                                         keyframe: packet.isKeyframe, compositionTimeMs: cts),
+                                  payload: packet.data)
+            }
             let prefix = info.video?.codec.enhancedRTMP.map {
                 FLVBody.exVideoFramePrefix($0, keyframe: packet.isKeyframe, compositionTimeMs: cts)
             } ?? FLVBody.avcFramePrefix(keyframe: packet.isKeyframe, compositionTimeMs: cts)
@@ -64,6 +98,11 @@ struct FLVPacketizer {
     }
 
     private mutating func sequenceHeader(_ packet: MediaPacket, timestampMs: UInt32) -> FLVMessage {
+        if packet.kind == .video, let track = tracks.firstIndex(of: packet.variant), track > 0 {
+            trackVideos[track - 1].decoderConfiguration = packet.data
+            return FLVMessage(type: .video, timestampMs: timestampMs,
+                              payload: Self.trackSequenceStart(packet.data, codec: trackVideos[track - 1].codec, trackID: UInt8(track)))
+        }
         info.adopt(sequenceHeader: packet)
         switch packet.kind {
         case .video:
@@ -90,6 +129,16 @@ struct FLVPacketizer {
     static func videoSequenceHeader(_ configuration: [UInt8], codec: VideoCodec) -> [UInt8] {
         guard let enhanced = codec.enhancedRTMP else { return FLVBody.avcSequenceHeader(configuration) }
         return FLVBody.exVideoSequenceStart(enhanced, configuration: configuration)
+    }
+
+    /// A multitrack track's FourCC: H.264 goes as `avc1` there (E-RTMP tags only).
+    static func trackFourCC(_ codec: VideoCodec) -> [UInt8] {
+        codec.enhancedRTMP?.fourCCBytes ?? FLVMultitrackVideo.avc1
+    }
+
+    /// A multitrack track's `SequenceStart`, in a tag of its own.
+    static func trackSequenceStart(_ configuration: [UInt8], codec: VideoCodec, trackID: UInt8) -> [UInt8] {
+        FLVMultitrackVideo.sequenceStart(fourCC: trackFourCC(codec), trackID: trackID, configuration: configuration)
     }
 
     var metadata: [AMF0Property] {

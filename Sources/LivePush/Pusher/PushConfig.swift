@@ -45,10 +45,13 @@ public struct PushConfig: Sendable {
     }
     /// Per output, by position of its URL: its ladder, one variant per rendition, highest first
     /// as given (``outputVideo`` is a ladder of one). An HLS output with several writes a master
-    /// playlist and one media playlist per variant, keyframe-aligned. The same ladder will be
-    /// Enhanced RTMP v2's tracks and WHIP's simulcast layers; until then an RTMP, SRT or WHIP
-    /// output given more than one fails `start` with `outputSettingsInvalid`.
+    /// playlist and one media playlist per variant, keyframe-aligned. An RTMP output sends them
+    /// as Enhanced RTMP v2 multitrack video, the first on track 0 (``rtmpMultitrack``). An SRT
+    /// or WHIP output given more than one fails `start` with `outputSettingsInvalid`.
     public var outputVideoLadders: [Int: [VideoRendition]] = [:]
+    /// Which servers an RTMP output's ladder goes to as multitrack video: those that advertise
+    /// it (the default; the others get track 0 and a warning), or every one.
+    public var rtmpMultitrack: RTMPMultitrack = .whenAdvertised
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them
