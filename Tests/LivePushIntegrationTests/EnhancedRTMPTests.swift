@@ -77,6 +77,21 @@ final class EnhancedRTMPTests: XCTestCase {
         XCTAssertEqual(ts.videoFrames, 100)
     }
 
+    /// E-RTMP v2 multitrack: a 720p clip with a two-rendition ladder goes as two video tracks,
+    /// which FFmpeg 8's demuxer reads as two streams. Its listener advertises no multitrack
+    /// (no `capsEx`), so the push is told to send it anyway (`--multitrack always`) and says so.
+    func testALadderArrivesAsTwoVideoTracks() async throws {
+        let source = try makeClip(size: "1280x720", seconds: 5, name: "ladder")
+        let (received, report) = try await pushReport(source, ["--output-video", "0=1280x720@2500", "--output-video", "0=640x360@800",
+                                                               "--multitrack", "always"])
+        let videos = (report["streams"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "video" }
+        XCTAssertEqual(videos.map { "\($0["width"] ?? 0)x\($0["height"] ?? 0)" }, ["1280x720", "640x360"], "\(report)")
+        for video in videos {
+            XCTAssertGreaterThanOrEqual(video["decoded"] as? Int ?? 0, 119, "at least 95% of 125 frames decode: \(video)")
+        }
+        XCTAssertEqual(received.audioPackets, received.audioDecoded)
+    }
+
     // MARK: - Helpers
 
     private struct Received {
@@ -85,11 +100,12 @@ final class EnhancedRTMPTests: XCTestCase {
         var matroska: String
     }
 
-    /// A 4 s, 25 fps clip with a 300 Hz tone: H.264 unless `codec` says otherwise.
-    private func makeClip(codec: [String] = ["-c:v", "libx264", "-preset", "ultrafast"], name: String = "h264") throws -> String {
+    /// A 4 s, 25 fps, 320x240 clip with a 300 Hz tone: H.264 unless `codec` says otherwise.
+    private func makeClip(codec: [String] = ["-c:v", "libx264", "-preset", "ultrafast"], size: String = "320x240", seconds: Int = 4,
+                          name: String = "h264") throws -> String {
         let path = dir.appendingPathComponent("\(name).mp4").path
-        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:d=4",
-                                                   "-f", "lavfi", "-i", "sine=frequency=300:duration=4", "-g", "25"] + codec
+        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:d=\(seconds)",
+                                                   "-f", "lavfi", "-i", "sine=frequency=300:duration=\(seconds)", "-g", "25"] + codec
                                                   + ["-c:a", "aac", "-shortest", path], timeout: 120)
         try XCTSkipUnless(made.succeeded, "ffmpeg cannot make the clip: \(made.summary)")
         return path
@@ -97,6 +113,11 @@ final class EnhancedRTMPTests: XCTestCase {
 
     /// Pushes `source` (`--fast`) to FFmpeg's listener and returns what it reported.
     private func push(_ source: String, _ arguments: [String], before: [String] = []) async throws -> Received {
+        try await pushReport(source, arguments, before: before).received
+    }
+
+    /// Pushes `source` (`--fast`) to FFmpeg's listener and returns what it reported, with its whole report.
+    private func pushReport(_ source: String, _ arguments: [String], before: [String] = []) async throws -> (received: Received, report: [String: Any]) {
         let python = try PythonTools.python(with: ["av"])
         let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/ertmp_listener.py").path
         let port = try NginxRTMPServer.freeLoopbackPort()
@@ -116,8 +137,8 @@ final class EnhancedRTMPTests: XCTestCase {
         let packets = report["packets"] as? [String: Int] ?? [:]
         let decoded = report["decoded"] as? [String: Int] ?? [:]
         XCTAssertEqual(report["errors"] as? [String], [], "no decode errors")
-        return Received(videoCodec: codecs["video"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
-                        audioPackets: packets["audio"] ?? 0, audioDecoded: decoded["audio"] ?? 0, matroska: matroska)
+        return (Received(videoCodec: codecs["video"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
+                         audioPackets: packets["audio"] ?? 0, audioDecoded: decoded["audio"] ?? 0, matroska: matroska), report)
     }
 
     /// Waits (bounded) until something listens on TCP `port` of 127.0.0.1, without connecting:
