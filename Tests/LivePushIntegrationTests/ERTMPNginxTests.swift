@@ -32,6 +32,21 @@ final class ERTMPNginxTests: NginxTestCase {
         XCTAssertEqual(recorded.videoPackets.count, 125, "every frame of track 0")
     }
 
+    /// `--video-codec hevc,h264` to nginx, which confirms no `hvc1`: the H.264 source is sent as
+    /// it is, every frame, decodable, and no warning (H.264 needs no confirmation).
+    func testAPreferenceListSendsH264ToNginx() async throws {
+        let events = try await push(try clip(width: 320, height: 240), stream: "preferred", ["--video-codec", "hevc,h264"])
+        XCTAssertEqual(events.filter { $0["event"] as? String == "warning" }.count, 0)
+        let recording = try await server.awaitRecording(stream: "preferred")
+        let recorded = try FFProbe.run(recording)
+        recorded.assertWellFormed()
+        XCTAssertEqual(recorded.videoStream?.codecName, "h264")
+        XCTAssertEqual(recorded.videoPackets.count, 125, "every frame")
+        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", recording, "-map", "0:v", "-f", "framemd5", "-"], timeout: 60)
+        XCTAssertTrue(decoded.succeeded, decoded.summary)
+        XCTAssertEqual(decoded.stdoutString.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 125, "every frame decodes")
+    }
+
     // MARK: - Helpers
 
     /// A 5 s, 25 fps H.264 clip with a tone, at `width`x`height`.

@@ -63,6 +63,23 @@ final class EnhancedRTMPTests: XCTestCase {
         }
     }
 
+    /// `--video-codec hevc,h264` to our own receiver, which confirms `hvc1` in its connect answer:
+    /// HEVC goes (every frame), announced as a `serverCapabilities` event. (nginx, which confirms
+    /// nothing, gets H.264: ERTMPNginxTests.)
+    func testAPreferenceListSendsHEVCWhereTheServerConfirmsIt() async throws {
+        let cli = try RunningCLI(["push", try makeClip(), "--fast", "--json", "--video-codec", "hevc,h264"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(60))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let events = cli.output.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let capabilities = try XCTUnwrap(events.first { $0["event"] as? String == "serverCapabilities" }, "\(cli.output)")
+        XCTAssertEqual(capabilities["videoFourCCs"] as? [String], ["av01", "hvc1", "vp09"])
+        XCTAssertFalse(events.contains { $0["event"] as? String == "warning" })
+        let received = try XCTUnwrap(events.last { $0["event"] as? String == "received" })
+        XCTAssertEqual(received["videoFourCC"] as? String, "hvc1")
+        XCTAssertEqual(received["videoFrames"] as? Int, 100)
+    }
+
     /// One push, two codecs: the input's H.264 to an SRT listener, an HEVC rendition of it over
     /// Enhanced RTMP (`--output-video 1=…/hevc`).
     func testEachOutputMayHaveItsOwnCodec() async throws {

@@ -107,7 +107,7 @@ final class EnhancedRTMPv2Tests: XCTestCase {
     func testAlternativesTakeTheFirstConfirmedCodec() {
         var info = StreamInfo(video: video(.hevc, 1280, 720), audio: nil, duration: 0)
         info.variants = [video(.hevc, 1280, 720), video(.h264, 1280, 720)]
-        info.variantsAreAlternatives = true
+        info.codecPreference = [.hevc, .h264]
         XCTAssertEqual(RTMPTrackPlan.make(info: info, answer: nil), RTMPTrackPlan(tracks: [1], warnings: []))
         XCTAssertEqual(RTMPTrackPlan.make(info: info, answer: .init(fourCcList: ["hvc1"])).tracks, [0])
         XCTAssertEqual(RTMPTrackPlan.announced(info), ["hvc1"])

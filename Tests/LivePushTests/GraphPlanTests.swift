@@ -108,6 +108,26 @@ final class GraphPlanTests: XCTestCase {
         }
     }
 
+    /// A preference list (`hevc,h264`) gives each RTMP output without renditions of its own the
+    /// list's other codecs at the video's size, the push's video being one of them when its codec
+    /// is listed; SRT, HLS and outputs that asked for a rendition keep what they had.
+    func testAPreferenceListGivesRTMPOutputsTheOtherCodecsAsAlternatives() throws {
+        let source = VideoTrackInfo(width: 640, height: 360, frameRate: 25, bitrate: 0, decoderConfiguration: [])
+        let asked = [2: [VideoRendition(width: 320, height: 180, bitrateKbps: 300)]]
+        let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .srt), OutputNeeds(kind: .rtmps)], asked: asked,
+                                      video: source, hasAudio: true, inputsMayChange: false, preference: [.hevc, .h264],
+                                      defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(made.renditions[0], [VideoRendition(width: 640, height: 360, bitrateKbps: 800, codec: .hevc)])
+        XCTAssertNil(made.renditions[1], "SRT takes the push's video")
+        XCTAssertEqual(made.renditions[2], asked[2], "an asked rendition wins")
+        XCTAssertEqual(made.alternatives, [0])
+        XCTAssertEqual(made.withPushVideo, [0], "the H.264 source is the other alternative")
+        let av1 = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp)], asked: [:], video: source, hasAudio: true, inputsMayChange: false,
+                                     preference: [.av1, .hevc], defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(av1.renditions[0]?.map(\.codec), [.av1, .hevc])
+        XCTAssertEqual(av1.withPushVideo, [], "H.264 is not in the list")
+    }
+
     /// The encoder forces the profile: libx264 at the default preset writes High (100); asked for
     /// Constrained Baseline, its SPS says profile_idc 66 with constraint_set1.
     func testTheEncoderWritesAConstrainedBaselineSPS() throws {

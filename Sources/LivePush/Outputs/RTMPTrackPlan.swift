@@ -9,7 +9,7 @@ import LivePushWire
 ///   picture of it; only the warning tells them apart for the user. H.264 goes as legacy FLV,
 ///   which every RTMP server takes: nothing to confirm.
 /// - Alternatives (a preference list, `--video-codec hevc,h264`): the first codec the server
-///   confirmed (H.264 always counts as confirmed), else the last, with the warning.
+///   confirmed (H.264 always counts as confirmed), else the first, with the warning.
 /// - A ladder: E-RTMP v2 multitrack, variant `k` on track `k`, when the server's `capsEx` has
 ///   the multitrack bit; else track 0 only, with a `multitrackNotConfirmed` warning (or, with
 ///   ``RTMPMultitrack/always``, every track with that warning).
@@ -28,8 +28,9 @@ struct RTMPTrackPlan: Sendable, Equatable {
         }
         var warnings: [LivePushError] = []
         var tracks: [UInt8]
-        if info.variantsAreAlternatives {
-            let chosen = variants.firstIndex { confirmed($0.codec) } ?? variants.count - 1
+        if !info.codecPreference.isEmpty {
+            let order = info.codecPreference.compactMap { codec in variants.firstIndex { $0.codec == codec } }
+            let chosen = order.first { confirmed(variants[$0].codec) } ?? order.first ?? 0
             tracks = [UInt8(chosen)]
         } else if variants.count > 1 && answer?.has(EnhancedRTMPCapabilities.CapsEx.multitrack) != true {
             let top = variants[0]
@@ -65,7 +66,7 @@ struct RTMPTrackPlan: Sendable, Equatable {
         let variants = info.variants.isEmpty ? (info.video.map { [$0] } ?? []) : info.variants
         var list: [String] = []
         for (index, variant) in variants.enumerated() {
-            let multitrack = index > 0 && !info.variantsAreAlternatives
+            let multitrack = index > 0 && info.codecPreference.isEmpty
             let fourCC = variant.codec.enhancedRTMP?.fourCC ?? (multitrack ? "avc1" : nil)
             if let fourCC, !list.contains(fourCC) { list.append(fourCC) }
         }

@@ -52,6 +52,15 @@ public struct PushConfig: Sendable {
     /// Which servers an RTMP output's ladder goes to as multitrack video: those that advertise
     /// it (the default; the others get track 0 and a warning), or every one.
     public var rtmpMultitrack: RTMPMultitrack = .whenAdvertised
+    /// Video codecs in order of preference (`--video-codec hevc,h264`): each RTMP output that
+    /// asked for no rendition of its own sends the first one its server confirms in its connect
+    /// answer (H.264, legacy FLV, counts as confirmed), else the first with a
+    /// `codecNotConfirmed` warning. The push's own video is ``MediaSourceOptions/videoCodec``
+    /// (the CLI makes it `.copy`: the source as it is when it is in the list, as H.264 is);
+    /// every other codec of the list is encoded from the start at the video's size, once for
+    /// all those outputs. Other outputs (SRT, HLS, WHIP) take the push's video. Empty or one
+    /// codec: no choice.
+    public var videoCodecPreference: [VideoCodec] = []
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them

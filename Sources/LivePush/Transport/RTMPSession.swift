@@ -173,7 +173,12 @@ final class RTMPSession {
         packet.m_packetType = UInt8(RTMP_PACKET_TYPE_INVOKE)
         packet.m_body = buffer + headroom
         packet.m_nBodySize = UInt32(body.count)
-        return RTMP_Connect1(rtmp, &packet) != 0
+        guard RTMP_Connect1(rtmp, &packet) != 0 else { return false }
+        // librtmp numbers its own connect 1 (`++m_numInvokes`) and the next commands after it;
+        // with ours in its place, releaseStream would be numbered 1 too, and its `_result`
+        // taken for the connect's.
+        rtmp.pointee.m_numInvokes = max(rtmp.pointee.m_numInvokes, 1)
+        return true
     }
 
     /// Runs TLS and the certificate check on the fresh socket, then makes librtmp use that
@@ -207,7 +212,7 @@ final class RTMPSession {
             guard packet.m_nBytesRead == packet.m_nBodySize else { continue }
             defer { RTMPPacket_Free(&packet) }
             if let reply = ServerReply(packet) {
-                if reply.isConnectResult {
+                if reply.isConnectResult && !connectAccepted {
                     connectAccepted = true
                     serverCapabilities = reply.capabilities
                 }
