@@ -123,6 +123,10 @@ final class EnhancedRTMPv2Tests: XCTestCase {
         XCTAssertEqual(header.count, 3, "metadata, track 0's AVC sequence header, track 1's SequenceStart")
         XCTAssertEqual(Array(header[1].payload.prefix(2)), [0x17, 0x00])
         XCTAssertEqual(header[2].payload, [0x96, 0x00] + Array("hvc1".utf8) + [1, 1, 2, 3])
+        let metadata = try AMF0.decode(header[0].payload)
+        let trackInfo = metadata.last?["videoTrackIdInfoMap"]?["1"]
+        XCTAssertEqual(trackInfo?["width"], .number(640), "onMetaData names track 1: \(metadata)")
+        XCTAssertEqual(trackInfo?["videocodecid"], .number(Double(FLVExVideoCodec.hevc.rawValue)))
         let parsed = try XCTUnwrap(FLVMultitrackVideo.Header(header[2].payload))
         XCTAssertEqual(parsed.trackID, 1)
         XCTAssertEqual(parsed.fourCC, "hvc1")

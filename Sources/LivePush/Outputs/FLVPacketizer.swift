@@ -161,6 +161,18 @@ struct FLVPacketizer {
                 AMF0Property("audiocodecid", .number(10)),
             ]
         }
+        // E-RTMP v2: the other tracks' metadata, by track id (track 0's is the top level).
+        if !trackVideos.isEmpty {
+            properties.append(AMF0Property("videoTrackIdInfoMap", .object(trackVideos.enumerated().map { index, video in
+                AMF0Property(String(index + 1), .object([
+                    AMF0Property("width", .number(Double(video.width))),
+                    AMF0Property("height", .number(Double(video.height))),
+                    AMF0Property("videodatarate", .number(Double(video.bitrate) / 1000)),
+                    AMF0Property("framerate", .number(video.frameRate)),
+                    AMF0Property("videocodecid", .number(video.codec.metadataCodecID)),
+                ]))
+            })))
+        }
         properties.append(AMF0Property("encoder", .string("LivePush")))
         return properties
     }
