@@ -149,6 +149,9 @@ final class PublishRecorder {
         guard let b0 = p.first else { return }
         let isExHeader = b0 & 0x80 != 0
         let frameType = isExHeader ? (b0 >> 4) & 0x07 : b0 >> 4
+        // E-RTMP v2 multitrack tags (PacketType 6: another track than 0, or ManyTracks) are
+        // counted in bytes only: this receiver reports track 0, sent as an ordinary tag.
+        if isExHeader && b0 & 0x0F == 6 { return }
         if videoFourCC == nil {
             if isExHeader, p.count >= 5 {
                 videoFourCC = String(decoding: p[p.index(p.startIndex, offsetBy: 1)..<p.index(p.startIndex, offsetBy: 5)], as: UTF8.self)

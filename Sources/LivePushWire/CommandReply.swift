@@ -9,9 +9,12 @@ public struct CommandReply: Sendable, Equatable {
     public var level: String?
     public var code: String?
     public var statusDescription: String?
-    /// The codecs an Enhanced RTMP server says it takes, in its connect `_result` (its command
-    /// object's or info object's `fourCcList`); nil when it names none (a legacy server).
-    public var fourCcList: [String]?
+    /// What an Enhanced RTMP server says it takes, in its connect `_result` (its command
+    /// object's or info object's `fourCcList`, info maps and `capsEx`); nil when it names none
+    /// of them (a legacy server).
+    public var capabilities: EnhancedRTMPCapabilities?
+    /// The codecs the server names in `fourCcList`; nil when it names none.
+    public var fourCcList: [String]? { capabilities?.fourCcList }
 
     /// Decodes the body of a command message; nil for other message types and undecodable bodies.
     public init?(typeID: UInt8, body: some Collection<UInt8>) {
@@ -33,9 +36,6 @@ public struct CommandReply: Sendable, Equatable {
         code = string("code")
         statusDescription = string("description")
         let objects = ([command.commandObject] + command.arguments).compactMap(\.properties)
-        fourCcList = objects.lazy.flatMap { $0 }.first { $0.key == "fourCcList" }.flatMap { property -> [String]? in
-            guard case .strictArray(let values) = property.value else { return nil }
-            return values.compactMap(\.stringValue)
-        }
+        capabilities = EnhancedRTMPCapabilities(objects: objects)
     }
 }

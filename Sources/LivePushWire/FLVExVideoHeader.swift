@@ -19,7 +19,7 @@ public enum FLVExVideoCodec: UInt32, Sendable, CaseIterable {
         self = codec
     }
 
-    var fourCCBytes: [UInt8] { [24, 16, 8, 0].map { UInt8((rawValue >> $0) & 0xFF) } }
+    public var fourCCBytes: [UInt8] { [24, 16, 8, 0].map { UInt8((rawValue >> $0) & 0xFF) } }
 }
 
 extension FLVBody {

@@ -1,8 +1,10 @@
 /// The few bytes that precede the codec data in an FLV tag body (AVC: 5, AAC: 2), held inline:
 /// building them as an array cost an allocation per frame on the send path.
 public struct FLVTagPrefix: Sendable, Equatable {
-    /// The bytes, first byte in the lowest 8 bits.
-    private var packed: UInt64 = 0
+    /// The bytes, first byte in the lowest 8 bits of `low`; bytes 9 to 16 in `high` (an
+    /// E-RTMP v2 multitrack frame's header is 10 bytes).
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
     public private(set) var count = 0
 
     /// No prefix (script data, sequence headers built whole).
@@ -10,19 +12,23 @@ public struct FLVTagPrefix: Sendable, Equatable {
 
     public init() {}
 
-    /// At most 8 bytes.
+    /// At most 16 bytes.
     public init(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
-            precondition(count < 8, "an FLV tag prefix holds at most 8 bytes")
-            packed |= UInt64(byte) << (8 * UInt64(count))
+            precondition(count < 16, "an FLV tag prefix holds at most 16 bytes")
+            if count < 8 {
+                low |= UInt64(byte) << (8 * UInt64(count))
+            } else {
+                high |= UInt64(byte) << (8 * UInt64(count - 8))
+            }
             count += 1
         }
     }
 
     /// Lends the bytes to `body` without allocating.
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        var little = packed.littleEndian
-        return try Swift.withUnsafeBytes(of: &little) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        var words = (low.littleEndian, high.littleEndian)
+        return try Swift.withUnsafeBytes(of: &words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }

@@ -40,6 +40,12 @@ enum EventFormatter {
         case .cueMoved(let from, let to):
             fields.append(("from", .double(seconds(from))))
             fields.append(("to", .double(seconds(to))))
+        case .serverCapabilities(let c):
+            fields.append(("videoFourCCs", .array(c.videoFourCCs.map { .string($0) })))
+            fields.append(("audioFourCCs", .array(c.audioFourCCs.map { .string($0) })))
+            fields.append(("capsEx", c.capsEx.map { .int(Int64($0)) } ?? .null))
+            fields.append(("multitrack", .bool(c.acceptsMultitrack)))
+            fields.append(("reconnect", .bool(c.acceptsReconnectRequest)))
         case .bgmProgress(let position, let duration):
             fields.append(("position", .double(seconds(position))))
             fields.append(("duration", .double(seconds(duration))))
@@ -212,6 +218,8 @@ enum EventFormatter {
             return "\(head) \(from) -> \(to) kbps"
         case .cueMoved(let from, let to):
             return "\(head) a splice at \(seconds(from)) s starts its segment at the next keyframe, \(seconds(to)) s"
+        case .serverCapabilities(let c):
+            return "\(head) \(c)"
         case .bgmProgress(let position, let duration):
             return "\(head) \(clock(position.nanosecondsValue / 1000)) / \(clock(duration.nanosecondsValue / 1000))"
         case .filterCreated(let name), .filterDestroyed(let name):

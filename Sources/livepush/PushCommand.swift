@@ -106,9 +106,14 @@ struct PushCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("output-video"), parsing: .singleValue,
             help: ArgumentHelp("Give output ID (0 for the first URL) its own video, as ID=WxH@KBPS[/CODEC] (1=640x360@800, 0=1280x720@2500/hevc); repeatable. The same ID again makes a ladder: one variant per rendition (an HLS output: a master playlist).",
-                               discussion: "Encoded once per distinct size, bitrate and codec (h264, hevc, av1) from one decode; other outputs carry the input's video. A ladder's variants have their keyframes at the same pictures; RTMP, SRT and WHIP outputs take one rendition.",
+                               discussion: "Encoded once per distinct size, bitrate and codec (h264, hevc, av1) from one decode; other outputs carry the input's video. A ladder's variants have their keyframes at the same pictures; an RTMP output sends a ladder as Enhanced RTMP v2 multitrack video (--multitrack); SRT and WHIP outputs take one rendition.",
                                valueName: "ID=WxH@KBPS[/CODEC]"))
     var outputVideo: [String] = []
+
+    @Option(name: .customLong("multitrack"), help: ArgumentHelp(
+        "Which RTMP servers get an output's ladder as Enhanced RTMP v2 multitrack video: auto (those whose connect answer advertises it; the others get the first rendition and a warning) or always (every server, with a warning where it was not advertised: FFmpeg 8's listener reads it without saying so).",
+        valueName: "auto|always"))
+    var multitrack: RTMPMultitrack = .whenAdvertised
 
     @Option(name: .customLong("receiver-dir"),
             help: "Directory where the embedded receiver (no URL given) records (default: a temporary directory).")
@@ -173,6 +178,7 @@ struct PushCommand: AsyncParsableCommand {
         cues.apply(to: &config)
         do {
             config.outputVideoLadders = try Self.outputRenditions(outputVideo)
+            config.rtmpMultitrack = multitrack
         } catch {
             throw fail(error)
         }
@@ -364,3 +370,5 @@ final class InterruptHandler: Sendable {
 }
 
 extension AudioCodec: ExpressibleByArgument {}
+
+extension RTMPMultitrack: ExpressibleByArgument {}

@@ -15,9 +15,9 @@ struct VideoOptions: ParsableArguments {
     var watermarkPosition: WatermarkPlacement = .topRight
 
     @Option(name: .customLong("video-codec"), help: ArgumentHelp(
-        "The codec the video goes out in: h264 (legacy RTMP, the default), hevc (libx265) or av1 (libsvtav1), both over Enhanced RTMP or SRT, or copy (H.264, HEVC, AV1 or VP9 sent as they are).",
-        valueName: "h264|hevc|av1|copy"))
-    var videoCodec: VideoCodecChoice?
+        "The codec the video goes out in: h264 (legacy RTMP, the default), hevc (libx265) or av1 (libsvtav1), both over Enhanced RTMP or SRT, or copy (H.264, HEVC, AV1 or VP9 sent as they are). A list in order of preference (hevc,h264): each RTMP output sends the first its server confirms (H.264 always counts), the source copied when its codec is in the list.",
+        valueName: "h264|hevc|av1|copy|LIST"))
+    var videoCodec: VideoCodecList?
 
     @Option(name: .customLong("video-size"), help: ArgumentHelp("Encoded picture size.", valueName: "WxH"))
     var videoSize: VideoSize?
@@ -60,7 +60,7 @@ struct VideoOptions: ParsableArguments {
 
     func apply(to config: inout PushConfig) {
         if setsEncoder { config.media.encodeVideo = true }
-        if let videoCodec { config.media.videoCodec = videoCodec }
+        videoCodec?.apply(to: &config)
         if let videoSize { config.media.outputSize = videoSize }
         if let fps { config.media.frameRate = fps }
         if let gop { config.media.gopSeconds = gop }

@@ -63,6 +63,23 @@ final class EnhancedRTMPTests: XCTestCase {
         }
     }
 
+    /// `--video-codec hevc,h264` to our own receiver, which confirms `hvc1` in its connect answer:
+    /// HEVC goes (every frame), announced as a `serverCapabilities` event. (nginx, which confirms
+    /// nothing, gets H.264: ERTMPNginxTests.)
+    func testAPreferenceListSendsHEVCWhereTheServerConfirmsIt() async throws {
+        let cli = try RunningCLI(["push", try makeClip(), "--fast", "--json", "--video-codec", "hevc,h264"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(60))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let events = cli.output.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let capabilities = try XCTUnwrap(events.first { $0["event"] as? String == "serverCapabilities" }, "\(cli.output)")
+        XCTAssertEqual(capabilities["videoFourCCs"] as? [String], ["av01", "hvc1", "vp09"])
+        XCTAssertFalse(events.contains { $0["event"] as? String == "warning" })
+        let received = try XCTUnwrap(events.last { $0["event"] as? String == "received" })
+        XCTAssertEqual(received["videoFourCC"] as? String, "hvc1")
+        XCTAssertEqual(received["videoFrames"] as? Int, 100)
+    }
+
     /// One push, two codecs: the input's H.264 to an SRT listener, an HEVC rendition of it over
     /// Enhanced RTMP (`--output-video 1=…/hevc`).
     func testEachOutputMayHaveItsOwnCodec() async throws {
@@ -102,11 +119,12 @@ final class EnhancedRTMPTests: XCTestCase {
         var matroska: String
     }
 
-    /// A 4 s, 25 fps clip with a 300 Hz tone: H.264 unless `codec` says otherwise.
-    private func makeClip(codec: [String] = ["-c:v", "libx264", "-preset", "ultrafast"], name: String = "h264") throws -> String {
+    /// A 4 s, 25 fps, 320x240 clip with a 300 Hz tone: H.264 unless `codec` says otherwise.
+    private func makeClip(codec: [String] = ["-c:v", "libx264", "-preset", "ultrafast"], size: String = "320x240", seconds: Int = 4,
+                          name: String = "h264") throws -> String {
         let path = dir.appendingPathComponent("\(name).mp4").path
-        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:d=4",
-                                                   "-f", "lavfi", "-i", "sine=frequency=300:duration=4", "-g", "25"] + codec
+        let made = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:d=\(seconds)",
+                                                   "-f", "lavfi", "-i", "sine=frequency=300:duration=\(seconds)", "-g", "25"] + codec
                                                   + ["-c:a", "aac", "-shortest", path], timeout: 120)
         try XCTSkipUnless(made.succeeded, "ffmpeg cannot make the clip: \(made.summary)")
         return path
@@ -114,6 +132,11 @@ final class EnhancedRTMPTests: XCTestCase {
 
     /// Pushes `source` (`--fast`) to FFmpeg's listener and returns what it reported.
     private func push(_ source: String, _ arguments: [String], before: [String] = [], fast: Bool = true) async throws -> Received {
+        try await pushReport(source, arguments, before: before, fast: fast).received
+    }
+
+    /// Pushes `source` (`--fast`) to FFmpeg's listener and returns what it reported, with its whole report.
+    private func pushReport(_ source: String, _ arguments: [String], before: [String] = [], fast: Bool = true) async throws -> (received: Received, report: [String: Any]) {
         let python = try PythonTools.python(with: ["av"])
         let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/ertmp_listener.py").path
         let port = try NginxRTMPServer.freeLoopbackPort()
@@ -134,8 +157,8 @@ final class EnhancedRTMPTests: XCTestCase {
         let packets = report["packets"] as? [String: Int] ?? [:]
         let decoded = report["decoded"] as? [String: Int] ?? [:]
         XCTAssertEqual(report["errors"] as? [String], [], "no decode errors")
-        return Received(videoCodec: codecs["video"], audioCodec: codecs["audio"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
-                        audioPackets: packets["audio"] ?? 0, audioDecoded: decoded["audio"] ?? 0, matroska: matroska)
+        return (Received(videoCodec: codecs["video"], audioCodec: codecs["audio"], videoPackets: packets["video"] ?? 0, videoDecoded: decoded["video"] ?? 0,
+                         audioPackets: packets["audio"] ?? 0, audioDecoded: decoded["audio"] ?? 0, matroska: matroska), report)
     }
 
     /// Waits (bounded) until something listens on TCP `port` of 127.0.0.1, without connecting:

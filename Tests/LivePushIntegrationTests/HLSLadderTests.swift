@@ -105,11 +105,12 @@ final class HLSLadderTests: XCTestCase {
     }
 
     /// A ladder on an output that carries one video is refused at the start, with a sentence.
-    func testALadderOnAnRTMPOutputIsRefused() throws {
-        let result = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), "rtmp://127.0.0.1:1/live/x",
+    func testALadderOnAnSRTOutputIsRefused() throws {
+        let result = try LivePushCLI.run(["push", TestMedia.path(.h264AAC), "srt://127.0.0.1:1",
                                           "--output-video", "0=640x360@800", "--output-video", "0=320x180@300"], timeout: 30)
         XCTAssertNotEqual(result.exitCode, 0)
         XCTAssertTrue(result.stderrString.contains("HLS output"), result.summary)
+        XCTAssertTrue(result.stderrString.contains("an SRT output carries one video"), result.summary)
     }
 
     private static func attribute(_ name: String, in line: String) -> Int? {

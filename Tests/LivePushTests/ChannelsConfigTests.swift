@@ -67,8 +67,8 @@ final class ChannelsConfigTests: XCTestCase {
         assertRefused(outputs: refused)
     }
 
-    /// An output object's `"video"` may be a list: a ladder. An HLS upload carries it; RTMP and
-    /// SRT outputs carry one video, so a ladder of more than one is refused with a sentence
+    /// An output object's `"video"` may be a list: a ladder. An HLS upload and an RTMP output
+    /// (E-RTMP v2 multitrack) carry it; an SRT output carries one video, so a ladder of more than one is refused with a sentence
     /// naming what can; a `file://` HLS output is no channel's (the API must not choose where
     /// the process writes).
     func testAnOutputObjectCarriesALadder() throws {
@@ -85,7 +85,7 @@ final class ChannelsConfigTests: XCTestCase {
         let refused: [(String, String)] = [
             (#"{"url": "file:///srv/hls/index.m3u8", "video": [{"size": "640x360", "bitrate": 800}]}"#, "HLS upload"),
             ("\"file:///srv/hls/index.m3u8\"", "HLS upload"),
-            (#"{"url": "rtmp://h/a/s", "video": [{"size": "1280x720", "bitrate": 2500}, {"size": "640x360", "bitrate": 800}]}"#,
+            (#"{"url": "srt://h:9000", "video": [{"size": "1280x720", "bitrate": 2500}, {"size": "640x360", "bitrate": 800}]}"#,
              "an HLS output"),
             (#"{"url": "rtmp://h/a/s", "video": []}"#, "empty ladder"),
             (#"{"url": "rtmp://h/a/s", "video": [{"size": "640x360", "bitrate": 800}, {"size": "640x360", "bitrate": 800}]}"#,

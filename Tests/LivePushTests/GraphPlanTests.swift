@@ -85,23 +85,47 @@ final class GraphPlanTests: XCTestCase {
         XCTAssertEqual(try plan([whip], video: nil, hasAudio: true).opusOutputs, [0])
     }
 
-    /// A ladder goes only to an output that carries one (HLS); the others refuse it, naming
-    /// what can.
-    func testALadderGoesOnlyToAnHLSOutput() throws {
+    /// A ladder goes only to an output that carries one (HLS, RTMP's multitrack); the others
+    /// (SRT, WHIP) refuse it, naming what can.
+    func testALadderGoesOnlyToAnHLSOrRTMPOutput() throws {
         let ladder = [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500), VideoRendition(width: 640, height: 360, bitrateKbps: 800)]
         let source = VideoTrackInfo(width: 1280, height: 720, frameRate: 25, bitrate: 0, decoderConfiguration: [])
         let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .hls)], asked: [1: ladder], video: source,
                                       hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
         XCTAssertEqual(made.renditions, [1: ladder])
-        for kind in [OutputKind.rtmp, .srt, .whip] {
+        let rtmp = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .rtmps)], asked: [0: ladder, 1: ladder],
+                                      video: source, hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(rtmp.renditions, [0: ladder, 1: ladder], "E-RTMP v2 multitrack")
+        for kind in [OutputKind.srt, .whip] {
             XCTAssertThrowsError(try GraphPlan.make(needs: [OutputNeeds(kind: kind)], asked: [0: ladder], video: source, hasAudio: true,
                                                     inputsMayChange: false, defaultBitrateKbps: { _ in 800 })) { error in
                 let error = error as? LivePushError
                 XCTAssertEqual(error?.code, .outputSettingsInvalid)
                 XCTAssertTrue(error?.message.contains("output 0 has a ladder of 2 renditions") ?? false, "\(String(describing: error))")
                 XCTAssertTrue(error?.message.contains("HLS output") ?? false, "\(String(describing: error))")
+                XCTAssertTrue(error?.message.contains("or an RTMP output (Enhanced RTMP v2 multitrack") ?? false, "\(String(describing: error))")
             }
         }
+    }
+
+    /// A preference list (`hevc,h264`) gives each RTMP output without renditions of its own the
+    /// list's other codecs at the video's size, the push's video being one of them when its codec
+    /// is listed; SRT, HLS and outputs that asked for a rendition keep what they had.
+    func testAPreferenceListGivesRTMPOutputsTheOtherCodecsAsAlternatives() throws {
+        let source = VideoTrackInfo(width: 640, height: 360, frameRate: 25, bitrate: 0, decoderConfiguration: [])
+        let asked = [2: [VideoRendition(width: 320, height: 180, bitrateKbps: 300)]]
+        let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .srt), OutputNeeds(kind: .rtmps)], asked: asked,
+                                      video: source, hasAudio: true, inputsMayChange: false, preference: [.hevc, .h264],
+                                      defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(made.renditions[0], [VideoRendition(width: 640, height: 360, bitrateKbps: 800, codec: .hevc)])
+        XCTAssertNil(made.renditions[1], "SRT takes the push's video")
+        XCTAssertEqual(made.renditions[2], asked[2], "an asked rendition wins")
+        XCTAssertEqual(made.alternatives, [0])
+        XCTAssertEqual(made.withPushVideo, [0], "the H.264 source is the other alternative")
+        let av1 = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp)], asked: [:], video: source, hasAudio: true, inputsMayChange: false,
+                                     preference: [.av1, .hevc], defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(av1.renditions[0]?.map(\.codec), [.av1, .hevc])
+        XCTAssertEqual(av1.withPushVideo, [], "H.264 is not in the list")
     }
 
     /// The encoder forces the profile: libx264 at the default preset writes High (100); asked for

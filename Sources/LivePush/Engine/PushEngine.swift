@@ -63,9 +63,14 @@ final class PushEngine: Sendable {
         let forward = WeakEngine()
         for (id, url) in urls.enumerated() {
             var announced = info
-            if let ladder = renditions?.ladder(forOutput: id), let first = ladder.first {
-                announced.video = first
-                announced.variants = ladder.count > 1 ? ladder : []
+            if let renditions, case let ladder = renditions.ladder(forOutput: id), let first = ladder.first {
+                if renditions.withPushVideo.contains(id), let own = info.video {
+                    announced.variants = [own] + ladder
+                } else {
+                    announced.video = first
+                    announced.variants = ladder.count > 1 ? ladder : []
+                }
+                if renditions.alternatives.contains(id) { announced.codecPreference = config.videoCodecPreference }
             }
             if let opus, opus.outputs.contains(id) { announced.audio = opus.trackInfo }
             let output = PushOutput(id: id, config: config, url: url, info: announced) { outputSignal in

@@ -85,6 +85,11 @@ extension LivePushError {
         case connectionLost = 0x3002_090F
         /// The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent.
         case tlsVerificationFailed = 0x3002_0910
+        // LivePush codes (Enhanced RTMP warnings: the push goes on)
+        /// The RTMP server did not confirm the video codec sent (Enhanced RTMP's connect answer named no such FourCC); it is sent anyway.
+        case codecNotConfirmed = 0x3002_0B01
+        /// The RTMP server did not advertise multitrack video (E-RTMP v2 `capsEx`): of the output's ladder, only the first rendition (track 0) is sent, unless ``RTMPMultitrack/always``.
+        case multitrackNotConfirmed = 0x3002_0B02
         // LivePush: media input (0x300301xx)
         /// The media file does not exist or cannot be read.
         case fileNotFound = 0x3003_0101
@@ -201,6 +206,8 @@ extension LivePushError {
             case .authExpired: "The push URL's auth_key has expired."
             case .connectionLost: "The connection to the server was lost."
             case .tlsVerificationFailed: "The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent."
+            case .codecNotConfirmed: "The RTMP server did not confirm the video codec sent (Enhanced RTMP); it is sent anyway, and a server that cannot read it records no picture."
+            case .multitrackNotConfirmed: "The RTMP server did not advertise multitrack video (Enhanced RTMP v2 capsEx): it gets the first rendition of the output's ladder only, unless multitrack is asked for always."
             case .fileNotFound: "The media file does not exist or cannot be read."
             case .notMedia: "The file is not a media file that can be demuxed."
             case .noUsableStream: "The media file has no audio or video stream that can be pushed."

@@ -9,6 +9,10 @@ public struct StreamInfo: Sendable, Equatable {
     /// An output with a ladder (``PushConfig/outputVideoLadders``): every variant's video, in
     /// order (``video`` is the first); empty otherwise.
     var variants: [VideoTrackInfo] = []
+    /// Not empty: the ``variants`` (or the one ``video``) are alternatives of one video in these
+    /// codecs, in order of preference (``PushConfig/videoCodecPreference``), of which an RTMP
+    /// output sends the first its server confirms (``RTMPTrackPlan``); not a ladder.
+    var codecPreference: [VideoCodec] = []
 
     /// Creates a description of a source's tracks.
     public init(video: VideoTrackInfo?, audio: AudioTrackInfo?, duration: Int64) {

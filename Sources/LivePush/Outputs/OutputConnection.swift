@@ -14,6 +14,9 @@ protocol OutputConnection: AnyObject {
     /// What ends a stream that was sent whole, at output time `time` (Enhanced RTMP's
     /// `SequenceEnd`); sent before a graceful close.
     func trailer(at time: Int64) -> [Message]
+    /// Whether this connection sends `packet` at all (an RTMP server that takes no multitrack
+    /// gets a ladder's first variant only); one it does not is taken from the queue unsent.
+    func carries(_ packet: MediaPacket) -> Bool
     /// One packet, stamped on the output timeline, framed for this connection. A sequence
     /// header changes the framing of the packets after it.
     func message(for packet: MediaPacket) -> Message
@@ -48,6 +51,7 @@ protocol OutputConnection: AnyObject {
 
 extension OutputConnection {
     func takeLinkReport() -> LinkReport? { nil }
+    func carries(_ packet: MediaPacket) -> Bool { true }
 }
 
 /// A link as its transport measured it, for the output's figures and network signals.

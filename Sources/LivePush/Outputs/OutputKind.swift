@@ -21,8 +21,10 @@ enum OutputKind: String, Sendable, Equatable {
     var carriesSpliceSections: Bool { self == .srt || self == .hls }
 
     /// Whether it carries a ladder of several video variants: HLS (a master playlist and a media
-    /// playlist per variant). Enhanced RTMP v2's tracks and WHIP's simulcast layers are next.
-    var carriesLadder: Bool { self == .hls }
+    /// playlist per variant), RTMP (Enhanced RTMP v2 multitrack: one track per variant, the
+    /// first on track 0; a server that takes no multitrack gets track 0 only, with a warning).
+    /// WHIP's simulcast layers are next; SRT is refused (one program).
+    var carriesLadder: Bool { self == .hls || self == .rtmp || self == .rtmps }
 
     /// Why a ladder of `count` renditions is refused on an output of this kind.
     var ladderRefusal: String {
@@ -32,7 +34,7 @@ enum OutputKind: String, Sendable, Equatable {
         case .whip: "WHIP"
         case .hls: "HLS"
         }
-        return "a ladder of several renditions goes to an HLS output (.m3u8: a master playlist, one variant each); "
-            + "an \(name) output carries one video for now"
+        return "a ladder of several renditions goes to an HLS output (.m3u8: a master playlist, one variant each) "
+            + "or an RTMP output (Enhanced RTMP v2 multitrack, one track each); an \(name) output carries one video"
     }
 }

@@ -109,7 +109,7 @@ struct OutputSetStateMachine: Sendable {
                 decision.forward.append(.finished)
             }
             decision.stop = givenUpOutputsToStop()
-        case .networkQuality, .cueMoved:
+        case .networkQuality, .cueMoved, .serverCapabilities, .warning:
             decision.forward.append(signal)
         case .keyframeRequested:
             break  // the session acts on it itself (a command to the producer); the pusher has nothing to say

@@ -105,6 +105,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
                     return .idle(readBy: lastServiced.time + PublishingPace.idleServiceInterval)
                 case .packet(let packet):
                     sent = nil
+                    guard connection.carries(packet) else { continue }
                     outbox.append(build(packet))
                 }
             }

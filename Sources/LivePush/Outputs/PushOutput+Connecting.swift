@@ -146,8 +146,7 @@ extension PushOutput {
         let headerTime = state.withLock { $0.attach(to: loop, shift: resume.shift, lastSentDTS: resume.lastSentDTS) }
         let publishing: any PublishingTurns = switch connection {
         case .rtmp(let session):
-            Publishing(output: self, connection: RTMPConnection(session: session, info: resume.info),
-                       resume: resume, headerTime: headerTime)
+            publishing(session, resume, headerTime: headerTime)
         case .srt(let session, let muxer):
             Publishing(output: self, connection: SRTConnection(session: session, muxer: muxer),
                        resume: resume, headerTime: headerTime)
@@ -157,6 +156,16 @@ extension PushOutput {
             Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime)
         }
         loop.attach(PublishingSlot(publishing, for: self))
+    }
+
+    /// An RTMP connection's publishing, after what its server answered is reported: its
+    /// capabilities (when it said any: a legacy server's silence is no event), and what the
+    /// output goes on without (once per connection).
+    private func publishing(_ session: RTMPSession, _ resume: ResumeState, headerTime: Int64) -> any PublishingTurns {
+        let connection = RTMPConnection(session: session, info: resume.info, multitrack: config.rtmpMultitrack)
+        if let answer = session.serverCapabilities { signal(.serverCapabilities(ServerCapabilities(answer))) }
+        for warning in connection.plan.warnings { signal(.warning(warning)) }
+        return Publishing(output: self, connection: connection, resume: resume, headerTime: headerTime)
     }
 
     /// Called by the send loop when a connection's pump ended. A graceful close waits for the
@@ -248,8 +257,7 @@ extension PushOutput {
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
                                           acknowledgementWindow: keepsHistory ? Self.acknowledgementWindow : nil,
-                                          fourCcList: (info.video?.codec.enhancedRTMP.map { [$0.fourCC] } ?? [])
-                                              + (info.audio?.codec.enhancedRTMP.map { [$0.fourCC] } ?? []))
+                                          fourCcList: RTMPTrackPlan.announced(info))
         let session = try RTMPSession(url: url, options: options)
         do {
             try session.connectAndPublish()

@@ -38,6 +38,10 @@ final class PushOutput: Sendable {
         /// An HLS output started a cue's segment at the next keyframe, not at the cue's splice
         /// (a copied source had no keyframe there); output times (µs).
         case cueMoved(from: Int64, to: Int64)
+        /// An RTMP server's connect answer (Enhanced RTMP), at each connection.
+        case serverCapabilities(ServerCapabilities)
+        /// The output goes on, not quite as asked (a codec or multitrack the server did not confirm).
+        case warning(LivePushError)
     }
 
     /// The output's position in the push's list of destinations (0 for the first URL).

@@ -2,12 +2,17 @@
 /// ``RTMPSession``.
 final class RTMPConnection: OutputConnection {
     let session: RTMPSession
+    /// What this connection sends of the output's video, from the server's connect answer.
+    let plan: RTMPTrackPlan
     private var packetizer: FLVPacketizer
 
-    init(session: RTMPSession, info: StreamInfo) {
+    init(session: RTMPSession, info: StreamInfo, multitrack: RTMPMultitrack) {
         self.session = session
-        packetizer = FLVPacketizer(info: info)
+        plan = RTMPTrackPlan.make(info: info, answer: session.serverCapabilities, multitrack: multitrack)
+        packetizer = FLVPacketizer(info: info, tracks: plan.tracks)
     }
+
+    func carries(_ packet: MediaPacket) -> Bool { packetizer.carries(packet) }
 
     func header(at time: Int64) -> [FLVMessage] {
         packetizer.header(timestampMs: UInt32(clamping: max(0, time) / 1000))

@@ -61,6 +61,8 @@ final class EventHub: Sendable {
         case .videoBitrateChanged(let from, let to): d.info?.pusher(p, videoBitrateChangedFrom: from, to: to)
         case .cueMoved(let from, let to): d.info?.pusher(p, cueMovedFrom: from, to: to)
         case .connectFailed(let e): d.network?.pusher(p, connectFailed: e)
+        case .serverCapabilities(let capabilities): d.network?.pusher(p, serverCapabilities: capabilities)
+        case .warning(let e): d.network?.pusher(p, warning: e)
         case .connectionLost(let e): d.network?.pusher(p, connectionLost: e)
         case .reconnectStarted(let attempt): d.network?.pusher(p, reconnectStarted: attempt)
         case .staleSession(let attempt, let waited, _): d.network?.pusher(p, serverHoldsPreviousSession: attempt, waited: waited)

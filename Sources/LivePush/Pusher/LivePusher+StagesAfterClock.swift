@@ -14,10 +14,12 @@ extension LivePusher {
         let media = config.media
         let plan = try GraphPlan.make(needs: urls.map { outputNeeds($0) }, asked: config.outputVideoLadders, video: info.video,
                                       hasAudio: info.audio != nil, inputsMayChange: inputsMayChange,
+                                      preference: config.videoCodecPreference,
                                       defaultBitrateKbps: { media.resolvedVideoBitrate(width: $0.width, height: $0.height) / 1000 })
         let renditions = try info.video.flatMap { video throws(LivePushError) -> RenditionStage? in
             plan.renditions.isEmpty ? nil
-                : try RenditionStage(renditions: plan.renditions, outputCount: urls.count, source: video, options: media)
+                : try RenditionStage(renditions: plan.renditions, outputCount: urls.count, source: video, options: media,
+                                     alternatives: plan.alternatives, withPushVideo: plan.withPushVideo)
         }
         let opus = try info.audio.flatMap { audio throws(LivePushError) -> OpusStage? in
             plan.opusOutputs.isEmpty ? nil : try OpusStage(outputs: plan.opusOutputs, outputCount: urls.count, source: audio)
@@ -47,7 +49,7 @@ extension LivePusher {
         // Renditions take the pictures this encode was made from (``MediaPacket/picture``), not
         // a decode of it. What the plan decides later (GraphPlan) is not known yet: asked
         // renditions and WHIP outputs may have some, every other push never keeps a picture.
-        let keepsPictures = !config.outputVideoLadders.isEmpty || urls.contains { outputNeeds($0).constrainedBaselineH264 }
+        let keepsPictures = !config.outputVideoLadders.isEmpty || config.videoCodecPreference.count > 1 || urls.contains { outputNeeds($0).constrainedBaselineH264 }
         return try VideoEncodeStage(settings: settings, stages: stages, main: video.pictureSettings != nil,
                                     adaptive: settings.adaptiveBitrate, keepsPictures: keepsPictures,
                                     clock: config.monotonicClock)

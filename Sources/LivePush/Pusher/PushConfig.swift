@@ -45,10 +45,22 @@ public struct PushConfig: Sendable {
     }
     /// Per output, by position of its URL: its ladder, one variant per rendition, highest first
     /// as given (``outputVideo`` is a ladder of one). An HLS output with several writes a master
-    /// playlist and one media playlist per variant, keyframe-aligned. The same ladder will be
-    /// Enhanced RTMP v2's tracks and WHIP's simulcast layers; until then an RTMP, SRT or WHIP
-    /// output given more than one fails `start` with `outputSettingsInvalid`.
+    /// playlist and one media playlist per variant, keyframe-aligned. An RTMP output sends them
+    /// as Enhanced RTMP v2 multitrack video, the first on track 0 (``rtmpMultitrack``). An SRT
+    /// or WHIP output given more than one fails `start` with `outputSettingsInvalid`.
     public var outputVideoLadders: [Int: [VideoRendition]] = [:]
+    /// Which servers an RTMP output's ladder goes to as multitrack video: those that advertise
+    /// it (the default; the others get track 0 and a warning), or every one.
+    public var rtmpMultitrack: RTMPMultitrack = .whenAdvertised
+    /// Video codecs in order of preference (`--video-codec hevc,h264`): each RTMP output that
+    /// asked for no rendition of its own sends the first one its server confirms in its connect
+    /// answer (H.264, legacy FLV, counts as confirmed), else the first with a
+    /// `codecNotConfirmed` warning. The push's own video is ``MediaSourceOptions/videoCodec``
+    /// (the CLI makes it `.copy`: the source as it is when it is in the list, as H.264 is);
+    /// every other codec of the list is encoded from the start at the video's size, once for
+    /// all those outputs. Other outputs (SRT, HLS, WHIP) take the push's video. Empty or one
+    /// codec: no choice.
+    public var videoCodecPreference: [VideoCodec] = []
     /// How far ahead of a break known in advance its cue goes out (a second cue follows at the splice).
     public var cuePreroll: Duration = .seconds(4)
     /// Cues read from the input, the opportunities they open, and what fills them

@@ -83,11 +83,19 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     func pusher(_ pusher: LivePusher, networkQualityChanged quality: NetworkQuality)
     /// Interactive mode: the WHIP connection's status (`onConnectionStatusChange`).
     func pusher(_ pusher: LivePusher, connectionStatusChanged status: ConnectionStatus)
+    /// What an RTMP server said it takes, at each connection (``PushEvent/serverCapabilities(_:)``).
+    func pusher(_ pusher: LivePusher, serverCapabilities capabilities: ServerCapabilities)
+    /// The push goes on, not quite as asked (``PushEvent/warning(_:)``).
+    func pusher(_ pusher: LivePusher, warning: LivePushError)
 }
 
 extension LivePusherNetworkDelegate {
     /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, connectFailed error: LivePushError) {}
+    /// Does nothing by default.
+    public func pusher(_ pusher: LivePusher, serverCapabilities capabilities: ServerCapabilities) {}
+    /// Does nothing by default.
+    public func pusher(_ pusher: LivePusher, warning: LivePushError) {}
     public func pusher(_ pusher: LivePusher, connectionLost error: LivePushError) {}
     /// Does nothing by default.
     public func pusher(_ pusher: LivePusher, reconnectStarted attempt: Int) {}

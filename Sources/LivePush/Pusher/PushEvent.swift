@@ -25,6 +25,14 @@ public enum PushEvent: Sendable, Equatable {
     case cueMoved(from: Duration, to: Duration)
 
     // Network
+    /// What an RTMP server said it takes when the output connected (Enhanced RTMP's connect
+    /// answer): the video and audio FourCCs it confirmed and its `capsEx`. Once per connection,
+    /// when the server said any of it (a legacy server says nothing).
+    case serverCapabilities(ServerCapabilities)
+    /// The push goes on, but not quite as asked: a server did not confirm the codec sent
+    /// (``LivePushError/Code/codecNotConfirmed``), or takes no multitrack video
+    /// (``LivePushError/Code/multitrackNotConfirmed``). Once per connection and cause.
+    case warning(LivePushError)
     /// The first connect or publish failed.
     case connectFailed(LivePushError)
     /// The connection dropped while pushing; a reconnect follows.
@@ -128,7 +136,7 @@ public enum PushEvent: Sendable, Equatable {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged, .cueMoved: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .retryScheduled, .reconnectSucceeded, .reconnectFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
-             .tokenWillExpire, .tokenExpired, .networkQualityChanged, .connectionStatusChanged: .network
+             .tokenWillExpire, .tokenExpired, .networkQualityChanged, .connectionStatusChanged, .serverCapabilities, .warning: .network
         case .systemError, .sdkError: .error
         case .bgmStarted, .bgmStopped, .bgmPaused, .bgmResumed, .bgmProgress, .bgmCompleted, .bgmOpenFailed,
              .bgmDownloadTimeout: .bgm
@@ -150,6 +158,8 @@ public enum PushEvent: Sendable, Equatable {
         case .stateChanged: "stateChanged"
         case .videoBitrateChanged: "videoBitrateChanged"
         case .cueMoved: "cueMoved"
+        case .serverCapabilities: "serverCapabilities"
+        case .warning: "warning"
         case .connectFailed: "connectFailed"
         case .connectionLost: "connectionLost"
         case .reconnectStarted: "reconnectStarted"
@@ -190,7 +200,7 @@ public enum PushEvent: Sendable, Equatable {
         switch self {
         case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
              .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e),
-             .retryScheduled(_, _, let e): e
+             .retryScheduled(_, _, let e), .warning(let e): e
         case .stateChanged(.failed(let e)): e
         case .output(_, _, let event): event.error
         case .playout(.entryFailed(_, let e)): e

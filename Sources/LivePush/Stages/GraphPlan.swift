@@ -12,19 +12,33 @@
 /// goes on air before the clock.
 ///
 /// A ladder (several renditions for one output, one variant each) goes only to an output that
-/// carries one (``OutputKind/carriesLadder``: HLS); any other refuses it here, with a sentence.
+/// carries one (``OutputKind/carriesLadder``: HLS, RTMP); any other refuses it here, with a sentence.
+///
+/// A codec preference list (``PushConfig/videoCodecPreference``, `--video-codec hevc,h264`)
+/// gives each RTMP output that asked for no rendition of its own the list's codecs as
+/// alternatives: the push's video when its codec is in the list, and an encode at its size for
+/// each other codec. The push plans its graph before any output connects, and a connection's
+/// codec is known only from its server's answer, so every alternative is encoded from the
+/// start (one encode per codec, shared by the outputs) and each connection sends the one its
+/// server confirmed (``RTMPTrackPlan``).
 struct GraphPlan: Sendable, Equatable {
     /// Each output's own video encodes (its ladder: one for most); an output without one takes
     /// the push's video.
     var renditions: [Int: [VideoRendition]]
     /// Outputs whose sound is the one Opus encode; the others take the push's AAC.
     var opusOutputs: [Int]
+    /// Outputs whose renditions are alternatives of one video in the preference list's codecs.
+    var alternatives: Set<Int> = []
+    /// Outputs that take the push's video as their variant 0 besides their renditions (one of
+    /// the alternatives).
+    var withPushVideo: Set<Int> = []
 
     /// - Parameters:
     ///   - inputsMayChange: another input may go on air (a playout sequence, a pause image).
     ///   - defaultBitrateKbps: the bitrate of an encode nobody asked a rendition for, at a size.
     static func make(needs: [OutputNeeds], asked: [Int: [VideoRendition]], video: VideoTrackInfo?, hasAudio: Bool,
-                     inputsMayChange: Bool, defaultBitrateKbps: (VideoSize) -> Int) throws(LivePushError) -> GraphPlan {
+                     inputsMayChange: Bool, preference: [VideoCodec] = [],
+                     defaultBitrateKbps: (VideoSize) -> Int) throws(LivePushError) -> GraphPlan {
         for (id, ladder) in asked.sorted(by: { $0.key < $1.key }) where ladder.count > 1 && needs.indices.contains(id) {
             guard needs[id].carriesLadder else {
                 throw LivePushError(.outputSettingsInvalid, "output \(id) has a ladder of \(ladder.count) renditions: \(needs[id].kind.ladderRefusal)")
@@ -45,8 +59,20 @@ struct GraphPlan: Sendable, Equatable {
                                                  constrainedBaseline: true)]
             }
         }
+        var alternatives: Set<Int> = []
+        var withPushVideo: Set<Int> = []
+        if preference.count > 1, let video {
+            let size = VideoSize(width: video.width, height: video.height)
+            for (id, need) in needs.enumerated() where (need.kind == .rtmp || need.kind == .rtmps) && renditions[id] == nil {
+                renditions[id] = preference.filter { $0 != video.codec }.map {
+                    VideoRendition(width: video.width, height: video.height, bitrateKbps: defaultBitrateKbps(size), codec: $0)
+                }
+                if preference.contains(video.codec) { withPushVideo.insert(id) }
+                alternatives.insert(id)
+            }
+        }
         let opus = hasAudio ? needs.indices.filter { needs[$0].audio == .opus } : []
-        return GraphPlan(renditions: renditions, opusOutputs: opus)
+        return GraphPlan(renditions: renditions, opusOutputs: opus, alternatives: alternatives, withPushVideo: withPushVideo)
     }
 
     /// H.264 whose avcC says a Constrained Baseline decoder takes it.

@@ -32,8 +32,13 @@ final class RenditionStage {
     }
 
     private(set) var branches: [Branch]
-    /// Outputs that take the push's own video.
+    /// Outputs that take the push's own video (with or without renditions of their own).
     let directOutputs: [Int]
+    /// Outputs that take the push's video as variant 0 besides their renditions (variants 1...):
+    /// alternatives in a preference list's codecs (``GraphPlan/withPushVideo``).
+    let withPushVideo: Set<Int>
+    /// Outputs whose variants are alternatives, not a ladder (``GraphPlan/alternatives``).
+    let alternatives: Set<Int>
     /// Decodes the packets that came without a picture; opened at the first one, so a push
     /// whose pictures all come from its input never opens one (its threads and frame pool).
     private var decoder: VideoPacketDecoder?
@@ -55,14 +60,15 @@ final class RenditionStage {
     /// most). `source` is the push's video as the clock sends it; `options` gives the encoders
     /// their GOP, preset and adaptive-bitrate range.
     init(renditions: [Int: [VideoRendition]], outputCount: Int, source: VideoTrackInfo,
-         options: MediaSourceOptions) throws(LivePushError) {
+         options: MediaSourceOptions, alternatives: Set<Int> = [], withPushVideo: Set<Int> = []) throws(LivePushError) {
         for id in renditions.keys where !(0..<outputCount).contains(id) {
             throw LivePushError(.outputSettingsInvalid, "no output \(id): the push has \(outputCount) (ids 0...\(outputCount - 1))")
         }
         for (id, ladder) in renditions where ladder.count > Int(UInt8.max) {
             throw LivePushError(.outputSettingsInvalid, "output \(id) has \(ladder.count) renditions; a ladder has at most 255")
         }
-        alignsKeyframes = renditions.values.contains { $0.count > 1 }
+        // Alternatives are sent one at a time: nothing to align.
+        alignsKeyframes = renditions.contains { $0.value.count > 1 && !alternatives.contains($0.key) }
         var branches: [Branch] = []
         let order = { (r: VideoRendition) in (r.width, r.height, r.bitrateKbps, r.constrainedBaseline ? 0 : 1) }
         for rendition in Set(renditions.values.joined()).sorted(by: { order($0) > order($1) }) {
@@ -83,7 +89,7 @@ final class RenditionStage {
             settings.sliceThreads = true
             settings.fixedGOP = alignsKeyframes
             let targets = renditions.sorted { $0.key < $1.key }.compactMap { id, ladder in
-                ladder.firstIndex(of: rendition).map { Target(output: id, variant: UInt8($0)) }
+                ladder.firstIndex(of: rendition).map { Target(output: id, variant: UInt8($0 + (withPushVideo.contains(id) ? 1 : 0))) }
             }
             let adaptive = options.adaptiveBitrate
                 ? AdaptiveBitrate(target: settings.targetBitrate, minimum: settings.minBitrate, initial: settings.initialBitrate)
@@ -92,7 +98,9 @@ final class RenditionStage {
                                    targets: targets, bitrate: adaptive))
         }
         self.branches = branches
-        directOutputs = (0..<outputCount).filter { renditions[$0]?.isEmpty ?? true }
+        directOutputs = (0..<outputCount).filter { renditions[$0]?.isEmpty ?? true || withPushVideo.contains($0) }
+        self.withPushVideo = withPushVideo
+        self.alternatives = alternatives
         codec = source.codec
         configuration = source.decoderConfiguration
         figures = RenditionFigures(branches.map { ($0.rendition, $0.outputs, $0.encoder.bitrate) })

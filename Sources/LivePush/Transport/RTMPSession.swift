@@ -23,10 +23,22 @@ final class RTMPSession {
         /// When set, the server is asked (Window Acknowledgement Size) to acknowledge every so
         /// many bytes it reads; ``serviceIncoming()`` returns the acknowledgements.
         var acknowledgementWindow: UInt32?
-        /// Enhanced RTMP: the FourCCs the connect command announces (``RTMPConnectCommand``);
-        /// empty for a legacy stream, whose connect librtmp builds itself.
+        /// Enhanced RTMP: the FourCCs this connection may send in E-RTMP tags, announced in the
+        /// connect command's `fourCcList` (``RTMPConnectCommand``); empty for a legacy stream.
         var fourCcList: [String] = []
     }
+
+    /// What the connect command says LivePush can do with each video FourCC (E-RTMP v2
+    /// `videoFourCcInfoMap`): it encodes H.264, HEVC and AV1, and forwards those and VP9.
+    static let videoFourCcInfoMap: [(fourCC: String, info: UInt32)] = [
+        ("avc1", EnhancedRTMPCapabilities.FourCcInfo.canEncode | EnhancedRTMPCapabilities.FourCcInfo.canForward),
+        ("hvc1", EnhancedRTMPCapabilities.FourCcInfo.canEncode | EnhancedRTMPCapabilities.FourCcInfo.canForward),
+        ("av01", EnhancedRTMPCapabilities.FourCcInfo.canEncode | EnhancedRTMPCapabilities.FourCcInfo.canForward),
+        ("vp09", EnhancedRTMPCapabilities.FourCcInfo.canForward),
+    ]
+    /// The connect command's `capsEx`: LivePush follows a server's Reconnect Request and sends
+    /// multitrack video (a ladder). Not ModEx or nanosecond offsets: it sends neither.
+    static let capsEx = EnhancedRTMPCapabilities.CapsEx.reconnect | EnhancedRTMPCapabilities.CapsEx.multitrack
 
     private enum Channel {
         static let control: Int32 = 0x02
@@ -51,9 +63,9 @@ final class RTMPSession {
     /// connection (a thousand channels each keep one).
     private static let outgoingLimit = 64 * 1024
     private(set) var isPublishing = false
-    /// The FourCCs the server's connect `_result` named (an Enhanced RTMP server); nil when it
-    /// named none.
-    private(set) var serverFourCcList: [String]?
+    /// What the server's connect `_result` said it takes (an Enhanced RTMP server); nil when it
+    /// said nothing of it (a legacy server, or one that takes E-RTMP v1 without saying so).
+    private(set) var serverCapabilities: EnhancedRTMPCapabilities?
     /// Bytes written on this connection, counted high: the handshake and commands at a generous
     /// estimate, every message with its largest chunk headers. The server's acknowledgements
     /// count the same bytes exactly, so a position at or below an acknowledgement surely arrived.
@@ -138,17 +150,18 @@ final class RTMPSession {
         isPublishing = true
     }
 
-    /// The handshake, then `connect`: librtmp's own, or ours when it must carry Enhanced RTMP's
-    /// `fourCcList`. librtmp sends a packet given to `RTMP_Connect1` in place of its own and
-    /// queues its method, so the `_result` is matched and the publish goes on as usual.
+    /// The handshake, then our `connect` in place of librtmp's, for Enhanced RTMP's
+    /// `fourCcList`, `videoFourCcInfoMap` and `capsEx`. librtmp sends a packet given to
+    /// `RTMP_Connect1` in place of its own and queues its method, so the `_result` is matched
+    /// and the publish goes on as usual. A legacy server ignores the fields it does not know.
     private func connectCommand() -> Bool {
-        guard !options.fourCcList.isEmpty else { return RTMP_Connect1(rtmp, nil) != 0 }
         func text(_ value: AVal) -> String {
             guard let start = value.av_val, value.av_len > 0 else { return "" }
             return String(decoding: UnsafeRawBufferPointer(start: start, count: Int(value.av_len)), as: UTF8.self)
         }
         let command = RTMPConnectCommand(app: text(rtmp.pointee.Link.app), tcUrl: text(rtmp.pointee.Link.tcUrl),
-                                         fourCcList: options.fourCcList)
+                                         fourCcList: options.fourCcList, videoFourCcInfoMap: Self.videoFourCcInfoMap,
+                                         capsEx: Self.capsEx)
         let body = command.body
         let headroom = Int(RTMP_MAX_HEADER_SIZE)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: headroom + body.count)
@@ -160,7 +173,12 @@ final class RTMPSession {
         packet.m_packetType = UInt8(RTMP_PACKET_TYPE_INVOKE)
         packet.m_body = buffer + headroom
         packet.m_nBodySize = UInt32(body.count)
-        return RTMP_Connect1(rtmp, &packet) != 0
+        guard RTMP_Connect1(rtmp, &packet) != 0 else { return false }
+        // librtmp numbers its own connect 1 (`++m_numInvokes`) and the next commands after it;
+        // with ours in its place, releaseStream would be numbered 1 too, and its `_result`
+        // taken for the connect's.
+        rtmp.pointee.m_numInvokes = max(rtmp.pointee.m_numInvokes, 1)
+        return true
     }
 
     /// Runs TLS and the certificate check on the fresh socket, then makes librtmp use that
@@ -194,9 +212,9 @@ final class RTMPSession {
             guard packet.m_nBytesRead == packet.m_nBodySize else { continue }
             defer { RTMPPacket_Free(&packet) }
             if let reply = ServerReply(packet) {
-                if reply.isConnectResult {
+                if reply.isConnectResult && !connectAccepted {
                     connectAccepted = true
-                    serverFourCcList = reply.fourCcList
+                    serverCapabilities = reply.capabilities
                 }
                 if let error = reply.error(connectAccepted: connectAccepted) {
                     close(graceful: false)

@@ -11,7 +11,8 @@ struct ServerReply {
     let level: String?
     let code: String?
     let serverDescription: String?
-    let fourCcList: [String]?
+    /// What an Enhanced RTMP server's connect `_result` says it takes (bounded: ``EnhancedRTMPCapabilities``).
+    let capabilities: EnhancedRTMPCapabilities?
 
     init?(_ packet: RTMPPacket) {
         guard let body = packet.m_body,
@@ -23,7 +24,7 @@ struct ServerReply {
         level = reply.level
         code = reply.code
         serverDescription = reply.statusDescription
-        fourCcList = reply.fourCcList
+        capabilities = reply.capabilities
     }
 
     /// A command message read by ``ServerMessages`` (after librtmp handed the reading over).
@@ -34,7 +35,7 @@ struct ServerReply {
         level = reply.level
         code = reply.code
         serverDescription = reply.statusDescription
-        fourCcList = reply.fourCcList
+        capabilities = reply.capabilities
     }
 
     /// librtmp numbers the connect command's transaction 1.

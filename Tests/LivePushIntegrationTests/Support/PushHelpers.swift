@@ -16,7 +16,16 @@ struct PushRun: Sendable {
         events.firstIndex { $0.name == name }.flatMap { eventTimes.indices.contains($0) ? eventTimes[$0] : nil }
     }
 
-    var eventNames: [String] { events.filter { if case .stateChanged = $0 { false } else { true } }.map(\.name) }
+    /// The push's events but its state changes and what its server said it takes (an E-RTMP
+    /// server's answer: ``PushEvent/serverCapabilities(_:)``).
+    var eventNames: [String] {
+        events.filter {
+            switch $0 {
+            case .stateChanged, .serverCapabilities: false
+            default: true
+            }
+        }.map(\.name)
+    }
 }
 
 enum PushHelpers {
