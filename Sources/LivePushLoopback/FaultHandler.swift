@@ -19,6 +19,8 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
 
     /// Bytes of the RTMP handshake the client sends (C0 + C1 + C2) before its chunk stream.
     static let clientHandshakeSize = 1 + 1536 + 1536
+    /// Bytes of the handshake the server sends (S0 + S1 + S2) before its chunk stream.
+    static let serverHandshakeSize = 1 + 1536 + 1536
     /// Throttle tick.
     static let tick = TimeAmount.milliseconds(100)
     /// Delayed (latency) bytes queued before reads are held back.
@@ -60,6 +62,15 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     var handshakeRemaining = FaultHandler.clientHandshakeSize
     var decoder = RTMPChunkDecoder()
     var decoding = true
+    /// The client has sent `publish` (a reconnect request waits for it).
+    var clientPublished = false
+
+    // Server → client, read only when a `reconnect-request` rule concerns the connection: where
+    // its messages end, so that the request goes between two of them.
+    var outboundHandshakeRemaining = FaultHandler.serverHandshakeSize
+    var outboundDecoder: RTMPChunkDecoder?
+    /// A due `reconnect-request` rule, until it is sent.
+    var pendingReconnectRequest: FaultRule?
 
     // Effects.
     var stalled = false
@@ -88,6 +99,9 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         self.core = core
         self.loopbackStart = core.startTime
         self.rules = rules.map { RuleState(rule: $0) }
+        if rules.contains(where: { if case .reconnectRequest = $0.fault { $0.trigger.matches(connection: connection) } else { false } }) {
+            outboundDecoder = Self.makeOutboundDecoder()
+        }
     }
 
     /// True when a rule will end this connection before any RTMP is exchanged (refuse, or
@@ -284,6 +298,9 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             core.emit(.faultInjected(rule, connection: connection))
         case .stall, .throttle, .latency:
             core.emit(.faultInjected(rule, connection: connection))
+        case .reconnectRequest:
+            pendingReconnectRequest = rule
+            sendReconnectRequestIfReady()
         case .rejectConnect, .rejectPublish, .closeAfterPublish, .malformedReply, .truncatedReply:
             break
         }

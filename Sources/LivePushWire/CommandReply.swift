@@ -9,6 +9,9 @@ public struct CommandReply: Sendable, Equatable {
     public var level: String?
     public var code: String?
     public var statusDescription: String?
+    /// An Enhanced RTMP v2 `NetConnection.Connect.ReconnectRequest`'s new server (its info
+    /// object's `tcUrl`), as the server wrote it; nil when absent.
+    public var tcUrl: String?
     /// The codecs an Enhanced RTMP server says it takes, in its connect `_result` (its command
     /// object's or info object's `fourCcList`); nil when it names none (a legacy server).
     public var fourCcList: [String]?
@@ -32,6 +35,7 @@ public struct CommandReply: Sendable, Equatable {
         level = string("level")
         code = string("code")
         statusDescription = string("description")
+        tcUrl = string("tcUrl")
         let objects = ([command.commandObject] + command.arguments).compactMap(\.properties)
         fourCcList = objects.lazy.flatMap { $0 }.first { $0.key == "fourCcList" }.flatMap { property -> [String]? in
             guard case .strictArray(let values) = property.value else { return nil }

@@ -23,6 +23,8 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .networkQuality(let quality): quality.rawValue
             case .keyframeRequested: "keyframeRequested"
             case .cueMoved: "cueMoved"
+            case .serverReconnectRequested: "serverReconnectRequested"
+            case .serverReconnectFailed: "serverReconnectFailed"
             }
         }
     }

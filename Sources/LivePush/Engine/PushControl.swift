@@ -244,7 +244,8 @@ struct PushControl: Sendable {
             end(.fail(error), &actions)
         case .finished:
             end(.finished, &actions)
-        case .reconnecting, .staleSession, .retryScheduled, .network, .networkQuality, .keyframeRequested, .cueMoved:
+        case .reconnecting, .staleSession, .retryScheduled, .network, .networkQuality, .keyframeRequested, .cueMoved,
+             .serverReconnectRequested, .serverReconnectFailed:
             if let event = Self.event(for: signal) { actions.events.append(event) }
         }
         guard isInteractive, let status = Self.connectionStatus(after: signal) else { return }
@@ -285,6 +286,8 @@ struct PushControl: Sendable {
         case .networkQuality(let quality): .networkQualityChanged(quality)
         case .keyframeRequested: nil
         case .cueMoved(let from, let to): .cueMoved(from: .microseconds(from), to: .microseconds(to))
+        case .serverReconnectRequested(let url, let description): .reconnectRequested(url: url, description: description)
+        case .serverReconnectFailed(let error): .reconnectRequestFailed(error)
         }
     }
 }

@@ -85,6 +85,8 @@ extension LivePushError {
         case connectionLost = 0x3002_090F
         /// The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent.
         case tlsVerificationFailed = 0x3002_0910
+        /// The server asked the push to reconnect (Enhanced RTMP v2) and the request was refused (its tcUrl named another host, a cleartext move of an rtmps:// push, or no valid URL) or its new connection failed; the push goes on over its connection.
+        case reconnectRequestFailed = 0x3002_0918
         // LivePush: media input (0x300301xx)
         /// The media file does not exist or cannot be read.
         case fileNotFound = 0x3003_0101
@@ -200,6 +202,7 @@ extension LivePushError {
             case .publishRejected: "The RTMP server rejected the publish (bad stream name, already publishing or not allowed)."
             case .authExpired: "The push URL's auth_key has expired."
             case .connectionLost: "The connection to the server was lost."
+            case .reconnectRequestFailed: "The server asked the push to reconnect (Enhanced RTMP v2) and the request was refused (its tcUrl named another host, a cleartext move of an rtmps:// push, or no valid URL) or its new connection failed; the push goes on over its connection."
             case .tlsVerificationFailed: "The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent."
             case .fileNotFound: "The media file does not exist or cannot be read."
             case .notMedia: "The file is not a media file that can be demuxed."

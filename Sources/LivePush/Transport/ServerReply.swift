@@ -12,6 +12,8 @@ struct ServerReply {
     let code: String?
     let serverDescription: String?
     let fourCcList: [String]?
+    /// An Enhanced RTMP v2 reconnect request's new server, as written (see ``reconnectRequest``).
+    let tcUrl: String?
 
     init?(_ packet: RTMPPacket) {
         guard let body = packet.m_body,
@@ -24,6 +26,7 @@ struct ServerReply {
         code = reply.code
         serverDescription = reply.statusDescription
         fourCcList = reply.fourCcList
+        tcUrl = reply.tcUrl
     }
 
     /// A command message read by ``ServerMessages`` (after librtmp handed the reading over).
@@ -35,6 +38,12 @@ struct ServerReply {
         code = reply.code
         serverDescription = reply.statusDescription
         fourCcList = reply.fourCcList
+        tcUrl = reply.tcUrl
+    }
+
+    /// The server's reconnect request, when this reply is one.
+    var reconnectRequest: ServerReconnectRequest? {
+        ServerReconnectRequest(name: name, level: level, code: code, tcUrl: tcUrl, description: serverDescription)
     }
 
     /// librtmp numbers the connect command's transaction 1.
