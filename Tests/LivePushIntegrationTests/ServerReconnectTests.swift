@@ -56,6 +56,26 @@ final class ServerReconnectTests: XCTestCase {
         XCTAssertEqual(recorded, source)
     }
 
+    /// A tcUrl naming another host never gets the stream key: the request is refused with a
+    /// warning, no second connection is made and the push goes on whole over its connection.
+    func testARequestToAnotherHostIsRefusedAndThePushGoesOn() async throws {
+        let (loopback, events) = try startLoopback(["reconnect-request=rtmp://localhost/moved@conn=1,after=1s"], record: true)
+        let result = try await push(TestMedia.path(.h264AAC), to: "rtmp://127.0.0.1:\(loopback.port)/live/\(key)")
+        let timeline = await finish(loopback, events)
+        let run = CLIRun(result)
+        XCTAssertEqual(result.exitCode, 0, result.stderrString)
+        XCTAssertTrue(timeline.contains { if case .faultInjected = $0.event { true } else { false } }, "the request was not sent")
+        XCTAssertFalse(run.names.contains("reconnectRequested"), "\(run.names)")
+        let warning = try XCTUnwrap(run.events.first { $0["event"] as? String == "reconnectRequestFailed" }, "\(run.names)")
+        let message = (warning["error"] as? [String: Any])?["message"] as? String ?? ""
+        XCTAssertTrue(message.contains("another host"), message)
+        XCTAssertFalse(result.stdoutString.contains(key), "the stream key is never printed whole")
+        XCTAssertFalse(timeline.contains { if case .accepted(connection: 2) = $0.event { true } else { false } }, "a second connection was made")
+        let publishes = loopback.summaries().filter { $0.stream == key }
+        XCTAssertEqual(publishes.map(\.app), ["live"])
+        XCTAssertEqual(publishes.first?.videoFrames, try frameHashes(TestMedia.path(.h264AAC)).count)
+    }
+
     /// The done-when: a relay in front of nginx-rtmp sends the request with a tcUrl 5 s
     /// into a 15 s real-time push. nginx records each publish in a file of its own; together they
     /// hold ≥ 98% of the source's frames with ≤ 100 ms of media between them.

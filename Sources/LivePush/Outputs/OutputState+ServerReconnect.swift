@@ -34,7 +34,10 @@ extension OutputState {
     /// The pump ended at the switch: the successor, to be published, and the URL it goes to
     /// (the output's URL from now on, for its later reconnects).
     mutating func takeSuccessorForSwitch() -> (ServerReconnectSuccessor, PushURL)? {
-        guard let next = successor.take(), case .closeOld(let target) = serverReconnect.switched() else { return nil }
+        guard let next = successor.take(), case .closeOld(let target) = serverReconnect.switched() else {
+            _ = serverReconnect.pumpEnded()
+            return nil
+        }
         url = target
         return (next, target)
     }

@@ -6,10 +6,11 @@
 /// auth_key) are the current URL's. So the rules are about where the key may go:
 /// - `rtmp://` or `rtmps://` only, and an `rtmps://` push never moves to `rtmp://` (the key
 ///   would cross the network in clear);
-/// - the same host only (any port): a key goes to its own origin and nowhere else. A server that
-///   wants the publisher on another host names it in a new push URL the user gives, as OBS and
-///   FFmpeg follow no cross-host move with a stream key either. A request naming another host
-///   is refused, with a warning event, and the push stays on its connection.
+/// - the same host only (any port): a key goes to its own origin and nowhere else, as HTTP
+///   clients drop an `Authorization` header on a redirect to another host. A service that wants
+///   the publisher on another host gives the user a new push URL. A request naming another host
+///   is refused, with a warning event, and the push stays on its connection. (The host is
+///   compared as written: `localhost` is not `127.0.0.1`; no name is resolved to decide.)
 /// - no user information, query or fragment in the `tcUrl`, nothing but printable ASCII, at most
 ///   ``ServerReconnectRequest/maxTextLength`` characters.
 enum ServerReconnectTarget {
