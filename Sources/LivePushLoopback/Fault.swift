@@ -48,7 +48,8 @@ public enum Fault: Sendable, Equatable {
     /// `NetConnection.Connect.ReconnectRequest` (level `status`), with this `tcUrl` when given
     /// (else the client reconnects to the same URL). Sent between two of the server's messages,
     /// in relay mode too: the connection goes on as before, and the client is to publish again
-    /// on a new connection and then close this one.
+    /// on a new connection and then close this one. Given by ``FaultLoopback/setFaults(_:)``, it
+    /// concerns the connections accepted after (the server's messages are followed from the start).
     case reconnectRequest(tcUrl: String?)
 
     /// True for the faults answered at the RTMP level by the loopback's own session handler.

@@ -11,7 +11,14 @@ extension FaultHandler {
     /// server's own chunk streams' headers as the client knows them.
     static let reconnectChunkStreamID: UInt32 = 62
 
-    static func makeOutboundDecoder() -> RTMPChunkDecoder {
+    /// Bytes of the handshake the server sends (S0 + S1 + S2) before its chunk stream.
+    static let serverHandshakeSize = 1 + 1536 + 1536
+
+    /// A decoder of the server's messages, when a `reconnect-request` rule concerns `connection`.
+    static func outboundDecoder(for rules: [FaultRule], connection: Int) -> RTMPChunkDecoder? {
+        guard rules.contains(where: { rule in
+            if case .reconnectRequest = rule.fault { rule.trigger.matches(connection: connection) } else { false }
+        }) else { return nil }
         var decoder = RTMPChunkDecoder()
         // Only the boundaries count: a server sending more than this unfinished is not followed.
         decoder.maxBufferedPayloadBytes = 8 * 1024 * 1024

@@ -19,8 +19,6 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
 
     /// Bytes of the RTMP handshake the client sends (C0 + C1 + C2) before its chunk stream.
     static let clientHandshakeSize = 1 + 1536 + 1536
-    /// Bytes of the handshake the server sends (S0 + S1 + S2) before its chunk stream.
-    static let serverHandshakeSize = 1 + 1536 + 1536
     /// Throttle tick.
     static let tick = TimeAmount.milliseconds(100)
     /// Delayed (latency) bytes queued before reads are held back.
@@ -99,9 +97,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         self.core = core
         self.loopbackStart = core.startTime
         self.rules = rules.map { RuleState(rule: $0) }
-        if rules.contains(where: { if case .reconnectRequest = $0.fault { $0.trigger.matches(connection: connection) } else { false } }) {
-            outboundDecoder = Self.makeOutboundDecoder()
-        }
+        outboundDecoder = Self.outboundDecoder(for: rules, connection: connection)
     }
 
     /// True when a rule will end this connection before any RTMP is exchanged (refuse, or
