@@ -56,6 +56,23 @@ final class ServerReconnectTests: XCTestCase {
         XCTAssertEqual(recorded, source)
     }
 
+    /// `--fast`: the switch carries the resend history over to nothing (the old connection writes
+    /// all it took before its graceful close), so every frame of ten passes arrives once.
+    func testAFastPushMovesWithEveryFrameOnce() async throws {
+        let (loopback, events) = try startLoopback(["reconnect-request=/moved@conn=1,messages=300"], record: true)
+        let binary = try XCTUnwrap(LivePushCLI.binary, "livepush executable not found")
+        let result = try await ProcessRunner.runAsync(binary, ["push", TestMedia.path(.h264AAC), "rtmp://127.0.0.1:\(loopback.port)/live/\(key)",
+                                                               "--fast", "--loop", "10", "--json"], timeout: 60)
+        _ = await finish(loopback, events)
+        XCTAssertEqual(result.exitCode, 0, result.stderrString)
+        CLIRun(result).assertMovedWithoutFailure(key: key)
+        let publishes = loopback.summaries().filter { $0.stream == key }.sorted { $0.publishID < $1.publishID }
+        XCTAssertEqual(publishes.map(\.app), ["live", "moved"])
+        XCTAssertEqual(publishes.map(\.videoFrames).reduce(0, +), 10 * (try frameHashes(TestMedia.path(.h264AAC)).count),
+                       "\(publishes.map(\.videoFrames))")
+        XCTAssertEqual(publishes.last?.firstVideoFrameIsKeyframe, true)
+    }
+
     /// A tcUrl naming another host never gets the stream key: the request is refused with a
     /// warning, no second connection is made and the push goes on whole over its connection.
     func testARequestToAnotherHostIsRefusedAndThePushGoesOn() async throws {
