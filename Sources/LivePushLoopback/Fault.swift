@@ -44,6 +44,13 @@ public enum Fault: Sendable, Equatable {
     case malformedReply
     /// Send only the first half of the next command reply's bytes, then close.
     case truncatedReply
+    /// Once the client has published, send it an Enhanced RTMP v2 `onStatus`
+    /// `NetConnection.Connect.ReconnectRequest` (level `status`), with this `tcUrl` when given
+    /// (else the client reconnects to the same URL). Sent between two of the server's messages,
+    /// in relay mode too: the connection goes on as before, and the client is to publish again
+    /// on a new connection and then close this one. Given by ``FaultLoopback/setFaults(_:)``, it
+    /// concerns the connections accepted after (the server's messages are followed from the start).
+    case reconnectRequest(tcUrl: String?)
 
     /// True for the faults answered at the RTMP level by the loopback's own session handler.
     public var isRTMPLevel: Bool {
@@ -80,6 +87,7 @@ public enum Fault: Sendable, Equatable {
         case .closeAfterPublish: return "close-after-publish"
         case .malformedReply: return "malformed-reply"
         case .truncatedReply: return "truncated-reply"
+        case .reconnectRequest(let tcUrl): return tcUrl.map { "reconnect-request=\($0)" } ?? "reconnect-request"
         }
     }
 }

@@ -50,7 +50,14 @@ extension FaultHandler {
         guard decoding, !view.isEmpty else { return }
         decoder.append(view)
         do {
-            while let _ = try decoder.nextMessage() { messages += 1 }
+            while let message = try decoder.nextMessage() {
+                messages += 1
+                if !clientPublished, message.type == .commandAMF0 || message.type == .commandAMF3,
+                   RTMPSessionHandler.commandName(message) == "publish" {
+                    clientPublished = true
+                    sendReconnectRequestIfReady()
+                }
+            }
         } catch {
             decoding = false  // not RTMP after all; stop counting
         }

@@ -18,12 +18,14 @@ extension FaultHandler {
             context.close(promise: nil)
             return
         }
+        if outboundDecoder != nil { followServerMessages(buffer) }
         if stalled || latency > .zero || !outbound.isEmpty {
             outbound.append(DelayedWrite(buffer: buffer, promise: promise, due: .now() + latency))
             drainOutbound()
             return
         }
         context.write(data, promise: promise)
+        sendReconnectRequestIfReady()
     }
 
     func flush(context: ChannelHandlerContext) {

@@ -60,6 +60,15 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
     var handshakeRemaining = FaultHandler.clientHandshakeSize
     var decoder = RTMPChunkDecoder()
     var decoding = true
+    /// The client has sent `publish` (a reconnect request waits for it).
+    var clientPublished = false
+
+    // Server → client, read only when a `reconnect-request` rule concerns the connection: where
+    // its messages end, so that the request goes between two of them.
+    var outboundHandshakeRemaining = FaultHandler.serverHandshakeSize
+    var outboundDecoder: RTMPChunkDecoder?
+    /// A due `reconnect-request` rule, until it is sent.
+    var pendingReconnectRequest: FaultRule?
 
     // Effects.
     var stalled = false
@@ -88,6 +97,7 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
         self.core = core
         self.loopbackStart = core.startTime
         self.rules = rules.map { RuleState(rule: $0) }
+        outboundDecoder = Self.outboundDecoder(for: rules, connection: connection)
     }
 
     /// True when a rule will end this connection before any RTMP is exchanged (refuse, or
@@ -284,6 +294,9 @@ final class FaultHandler: ChannelDuplexHandler, SessionFaultHooks {
             core.emit(.faultInjected(rule, connection: connection))
         case .stall, .throttle, .latency:
             core.emit(.faultInjected(rule, connection: connection))
+        case .reconnectRequest:
+            pendingReconnectRequest = rule
+            sendReconnectRequestIfReady()
         case .rejectConnect, .rejectPublish, .closeAfterPublish, .malformedReply, .truncatedReply:
             break
         }

@@ -3,7 +3,8 @@
 /// FAULT: `refuse`, `reset`, `reset-after-bytes=SIZE`, `reset-after=DURATION`, `stall`,
 /// `stale[=DURATION]`, `blackhole`,
 /// `throttle=SIZE` (bytes per second), `latency=DURATION`, `close-handshake`, `reject-connect`,
-/// `reject-publish[=badname|already]`, `close-after-publish`, `malformed-reply`, `truncated-reply`.
+/// `reject-publish[=badname|already]`, `close-after-publish`, `malformed-reply`, `truncated-reply`,
+/// `reconnect-request[=TCURL]` (TCURL: `rtmp://host[:port]/app`, `//host/app` or `/app`, without `@`).
 ///
 /// WHEN: `conn=K`, `conn=K-M`, `conn=K-` (connections, 1-based), `after=DURATION` (since the
 /// connection was accepted), `at=DURATION` (since the loopback started), `messages=N` (RTMP
@@ -15,7 +16,7 @@ public enum FaultSpec {
         "refuse", "reset", "reset-after-bytes=SIZE", "reset-after=DURATION", "stall", "stale[=DURATION]", "blackhole",
         "throttle=SIZE",
         "latency=DURATION", "close-handshake", "reject-connect", "reject-publish[=badname|already]",
-        "close-after-publish", "malformed-reply", "truncated-reply",
+        "close-after-publish", "malformed-reply", "truncated-reply", "reconnect-request[=TCURL]",
     ]
 
     /// The spec syntax, for help texts.
@@ -92,6 +93,13 @@ public enum FaultSpec {
         case "close-after-publish": return try noArgument(.closeAfterPublish)
         case "malformed-reply": return try noArgument(.malformedReply)
         case "truncated-reply": return try noArgument(.truncatedReply)
+        case "reconnect-request":
+            guard let argument else { return .reconnectRequest(tcUrl: nil) }
+            guard !argument.isEmpty, argument.utf8.count <= 1024, argument.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+                  !argument.contains(",") else {
+                throw fail("reconnect-request takes a tcUrl such as rtmp://127.0.0.1:1936/live, //host/app or /app (printable, no spaces or commas, at most 1024 characters), not '\(argument)'")
+            }
+            return .reconnectRequest(tcUrl: argument)
         case "":
             throw fail("missing fault name; known faults: \(faultNames.joined(separator: ", "))")
         default:

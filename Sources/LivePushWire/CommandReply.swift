@@ -15,6 +15,9 @@ public struct CommandReply: Sendable, Equatable {
     public var capabilities: EnhancedRTMPCapabilities?
     /// The codecs the server names in `fourCcList`; nil when it names none.
     public var fourCcList: [String]? { capabilities?.fourCcList }
+    /// An Enhanced RTMP v2 `NetConnection.Connect.ReconnectRequest`'s new server (its info
+    /// object's `tcUrl`), as the server wrote it; nil when absent.
+    public var tcUrl: String?
 
     /// Decodes the body of a command message; nil for other message types and undecodable bodies.
     public init?(typeID: UInt8, body: some Collection<UInt8>) {
@@ -35,6 +38,7 @@ public struct CommandReply: Sendable, Equatable {
         level = string("level")
         code = string("code")
         statusDescription = string("description")
+        tcUrl = string("tcUrl")
         let objects = ([command.commandObject] + command.arguments).compactMap(\.properties)
         capabilities = EnhancedRTMPCapabilities(objects: objects)
     }

@@ -37,6 +37,9 @@ enum EventFormatter {
         case .videoBitrateChanged(let from, let to):
             fields.append(("fromKbps", .int(Int64(from))))
             fields.append(("toKbps", .int(Int64(to))))
+        case .reconnectRequested(let url, let description):
+            fields.append(("url", .string(url)))
+            if let description { fields.append(("description", .string(description))) }
         case .cueMoved(let from, let to):
             fields.append(("from", .double(seconds(from))))
             fields.append(("to", .double(seconds(to))))
@@ -216,6 +219,8 @@ enum EventFormatter {
             return "\(head) the server still holds the previous session (attempt \(attempt), waited \(seconds(waited)) s); retrying in \(seconds(retryIn)) s"
         case .videoBitrateChanged(let from, let to):
             return "\(head) \(from) -> \(to) kbps"
+        case .reconnectRequested(let url, let description):
+            return "\(head) the server asked to move; switching to \(url) at a keyframe" + (description.map { " (\($0))" } ?? "")
         case .cueMoved(let from, let to):
             return "\(head) a splice at \(seconds(from)) s starts its segment at the next keyframe, \(seconds(to)) s"
         case .serverCapabilities(let c):

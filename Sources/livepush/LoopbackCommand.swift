@@ -13,7 +13,8 @@ struct LoopbackCommand: AsyncParsableCommand {
         connection was accepted), at=DURATION (since the loopback started), messages=N (RTMP \
         messages from the client). SIZE: bytes, or with k / m (x1024 / x1048576). DURATION: 200ms, 2s.
         Examples: refuse@conn=1-2 (fail twice, then succeed), reset-after-bytes=200k@conn=1, \
-        stall@after=1s, throttle=64k, latency=200ms, reject-publish=already, reset@messages=50.
+        stall@after=1s, throttle=64k, latency=200ms, reject-publish=already, reset@messages=50, \
+        reconnect-request=/moved@after=5s (an Enhanced RTMP v2 reconnect request, to the app moved).
         SRT: --srt-listen PORT --srt-upstream HOST:PORT relays SRT's UDP datagrams to a real SRT \
         listener, each caller on a socket of its own, and --fault takes an SRT fault: \
         \(SRTFaultSpec.faultNames.joined(separator: ", ")), with the same WHEN (conn=K counts \

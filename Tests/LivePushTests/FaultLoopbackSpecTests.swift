@@ -30,6 +30,9 @@ final class FaultLoopbackSpecTests: XCTestCase {
             ("reset@conn=3-", FaultRule(.reset, when: FaultTrigger(connections: 3...Int.max))),
             ("stall@at=5s", FaultRule(.stall, when: FaultTrigger(afterTime: .seconds(5), timeOrigin: .loopbackStart))),
             (" Refuse@conn=1 ", FaultRule(.refuse, when: .connection(1))),
+            ("reconnect-request@conn=1,after=5s", FaultRule(.reconnectRequest(tcUrl: nil), when: FaultTrigger(connections: 1...1, afterTime: .seconds(5)))),
+            ("reconnect-request=/moved@conn=1", FaultRule(.reconnectRequest(tcUrl: "/moved"), when: .connection(1))),
+            ("reconnect-request=rtmp://127.0.0.1:1936/live", FaultRule(.reconnectRequest(tcUrl: "rtmp://127.0.0.1:1936/live"))),
         ]
         for (text, expected) in cases {
             let rule = try FaultSpec.parse(text)
@@ -66,6 +69,8 @@ final class FaultLoopbackSpecTests: XCTestCase {
             ("stall@when=now", "unknown condition 'when'"),
             ("reset@messages=-2", "whole number"),
             ("=3", "missing fault name"),
+            ("reconnect-request=", "takes a tcUrl"),
+            ("reconnect-request=rtmp://a b/live", "takes a tcUrl"),
         ]
         for (text, fragment) in cases {
             XCTAssertThrowsError(try FaultSpec.parse(text), text) { error in

@@ -25,6 +25,8 @@ final class OutputSetStateMachineTests: XCTestCase {
             case .cueMoved: "cueMoved"
             case .serverCapabilities: "serverCapabilities"
             case .warning: "warning"
+            case .serverReconnectRequested: "serverReconnectRequested"
+            case .serverReconnectFailed: "serverReconnectFailed"
             }
         }
     }

@@ -45,6 +45,22 @@ final class ServerMessagesTests: XCTestCase {
         XCTAssertEqual(lost.code, .connectionLost)
     }
 
+    func testAReconnectRequestIsNotAFailure() {
+        let request = RTMPMessage.command([.string("onStatus"), .number(0), .null, .object([
+            AMF0Property("level", .string("status")), AMF0Property("code", .string("NetConnection.Connect.ReconnectRequest")),
+            AMF0Property("description", .string("maintenance\u{1B}[2J")), AMF0Property("tcUrl", .string("rtmp://host/app2")),
+        ])], chunkStreamID: 62)
+        var messages = ServerMessages(chunkSize: 128, window: 0)
+        guard case .reconnectRequest(let read) = messages.receive(chunks([request])).first else { return XCTFail("no request") }
+        XCTAssertEqual(read.tcUrl, "rtmp://host/app2")
+        XCTAssertFalse(read.description?.contains("\u{1B}") ?? true, "the server's words are escaped")
+        // The same code at level error is not a request (and not one of ours to act on).
+        let error = RTMPMessage.command([.string("onStatus"), .number(0), .null, .object([
+            AMF0Property("level", .string("error")), AMF0Property("code", .string("NetConnection.Connect.ReconnectRequest")),
+        ])], chunkStreamID: 62)
+        guard case .fail = messages.receive(chunks([error])).first else { return XCTFail("an error status is a failure") }
+    }
+
     func testAHeaderLibrtmpReadBeforeTheHandOverIsBuiltOn() {
         // The server's next status message reuses the header of the last one (fmt 1 on stream 5).
         var messages = ServerMessages(chunkSize: 4096, window: 0)

@@ -245,7 +245,7 @@ struct PushControl: Sendable {
         case .finished:
             end(.finished, &actions)
         case .reconnecting, .staleSession, .retryScheduled, .network, .networkQuality, .keyframeRequested, .cueMoved,
-             .serverCapabilities, .warning:
+             .serverCapabilities, .warning, .serverReconnectRequested, .serverReconnectFailed:
             if let event = Self.event(for: signal) { actions.events.append(event) }
         }
         guard isInteractive, let status = Self.connectionStatus(after: signal) else { return }
@@ -288,6 +288,8 @@ struct PushControl: Sendable {
         case .cueMoved(let from, let to): .cueMoved(from: .microseconds(from), to: .microseconds(to))
         case .serverCapabilities(let capabilities): .serverCapabilities(capabilities)
         case .warning(let error): .warning(error)
+        case .serverReconnectRequested(let url, let description): .reconnectRequested(url: url, description: description)
+        case .serverReconnectFailed(let error): .reconnectRequestFailed(error)
         }
     }
 }

@@ -85,6 +85,8 @@ extension LivePushError {
         case connectionLost = 0x3002_090F
         /// The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent.
         case tlsVerificationFailed = 0x3002_0910
+        /// The server asked the push to reconnect (Enhanced RTMP v2) and the request was refused (its tcUrl named another host, a cleartext move of an rtmps:// push, or no valid URL) or its new connection failed; the push goes on over its connection.
+        case reconnectRequestFailed = 0x3002_0918
         // LivePush codes (Enhanced RTMP warnings: the push goes on)
         /// The RTMP server did not confirm the video codec sent (Enhanced RTMP's connect answer named no such FourCC); it is sent anyway.
         case codecNotConfirmed = 0x3002_0B01
@@ -205,6 +207,7 @@ extension LivePushError {
             case .publishRejected: "The RTMP server rejected the publish (bad stream name, already publishing or not allowed)."
             case .authExpired: "The push URL's auth_key has expired."
             case .connectionLost: "The connection to the server was lost."
+            case .reconnectRequestFailed: "The server asked the push to reconnect (Enhanced RTMP v2) and the request was refused (its tcUrl named another host, a cleartext move of an rtmps:// push, or no valid URL) or its new connection failed; the push goes on over its connection."
             case .tlsVerificationFailed: "The rtmps:// server's certificate could not be verified, so nothing of the stream (not even its key) was sent."
             case .codecNotConfirmed: "The RTMP server did not confirm the video codec sent (Enhanced RTMP); it is sent anyway, and a server that cannot read it records no picture."
             case .multitrackNotConfirmed: "The RTMP server did not advertise multitrack video (Enhanced RTMP v2 capsEx): it gets the first rendition of the output's ladder only, unless multitrack is asked for always."

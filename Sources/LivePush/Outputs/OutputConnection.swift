@@ -60,4 +60,6 @@ enum LinkReport {
     case webRTC(WebRTCLinkStats)
     /// Not the link's: an HLS output moved splices to later keyframes since the last report.
     case hlsSplicesMoved([HLSStream.MovedSplice])
+    /// Not the link's: the server asked the client to reconnect (Enhanced RTMP v2).
+    case reconnectRequest(ServerReconnectRequest)
 }

@@ -111,6 +111,9 @@ struct OutputSetStateMachine: Sendable {
             decision.stop = givenUpOutputsToStop()
         case .networkQuality, .cueMoved, .serverCapabilities, .warning:
             decision.forward.append(signal)
+        case .serverReconnectRequested, .serverReconnectFailed:
+            // One output's own move: the push as a whole goes on as it was.
+            if isSingle { decision.forward.append(signal) }
         case .keyframeRequested:
             break  // the session acts on it itself (a command to the producer); the pusher has nothing to say
         case .finished:

@@ -65,6 +65,12 @@ struct OutputState {
     var lastLoopIndex: Int?
     /// While the output connects or reconnects: where that stands.
     var episode: PushOutput.ConnectEpisode?
+    /// A server's reconnect request, while it is followed (`OutputState+ServerReconnect.swift`).
+    var serverReconnect = ServerReconnectStateMachine()
+    /// The connection published at the server's new URL, until the send loop switches to it.
+    var successor: ServerReconnectSuccessor?
+    /// Whether the stream has video: then only a keyframe may start a new connection.
+    var carriesVideo = true
 
     private(set) var stats = PushStats()
     private var secondStartedAt: Int64
@@ -214,6 +220,7 @@ struct OutputState {
     mutating func take(afterSending sent: SentPacket?, now: Int64) -> Taken {
         if let sent { record(sent, now: now) }
         if let end = requestedEnd { return Taken(take: .ended(end)) }
+        if successorTakesOver { return Taken(take: .ended(.switchover)) }
         if !paused, let packet = queue.pop() {
             let wakes = producerWaiting && queue.isAtMostHalfFull
             if wakes { producerWaiting = false }

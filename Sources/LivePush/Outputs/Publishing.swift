@@ -83,7 +83,7 @@ final class Publishing<Connection: OutputConnection>: PublishingTurns {
             guard try connection.flush() else { return blocked(now: now) }
             let turn = try fill(now: now)
             if try connection.flush() { return turn }
-            if case .ended(let outcome) = turn, !outcome.isDrained { return turn }
+            if case .ended(let outcome) = turn, !outcome.endsFlushed { return turn }
             return blocked(now: now)
         } catch {
             output.recordSent(sent)

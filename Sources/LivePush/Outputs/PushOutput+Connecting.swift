@@ -15,9 +15,21 @@ extension PushOutput {
     enum PumpOutcome: Sendable {
         case drained, stopped, reconnectRequested
         case lost(LivePushError)
+        /// A server's reconnect request: the new connection takes over at the keyframe that
+        /// is next in the queue (`PushOutput+ServerReconnect.swift`).
+        case switchover
 
         var isDrained: Bool {
             if case .drained = self { true } else { false }
+        }
+
+        /// Whether the pump ends only once the socket took every byte (the stream, or its part
+        /// on this connection, was sent whole).
+        var endsFlushed: Bool {
+            switch self {
+            case .drained, .switchover: true
+            default: false
+            }
         }
     }
 
@@ -141,7 +153,7 @@ extension PushOutput {
     }
 
     /// Hands a published connection to a send loop, the stream header first.
-    private func publish(_ connection: sending Connected, _ resume: ResumeState) {
+    func publish(_ connection: sending Connected, _ resume: ResumeState) {
         let loop = SendLoop.next()
         let headerTime = state.withLock { $0.attach(to: loop, shift: resume.shift, lastSentDTS: resume.lastSentDTS) }
         let publishing: any PublishingTurns = switch connection {
@@ -173,7 +185,14 @@ extension PushOutput {
     /// worker (``ConnectionWorkers/closing``), like a reconnect: the loop never blocks. The
     /// worker takes the connection out of its slot: from then on it is the worker's alone.
     func pumpEnded(_ outcome: PumpOutcome, _ ended: PublishingSlot) {
-        state.withLock { $0.detach() }
+        if case .switchover = outcome { return switchOver(from: ended) }
+        let successor = state.withLock { state in
+            state.detach()
+            return state.pumpEndedBeforeSwitch()
+        }
+        if let successor {
+            ConnectionWorkers.closing.run { successor.take()?.close(graceful: true) }
+        }
         switch outcome {
         case .drained, .stopped:
             ConnectionWorkers.closing.run {
@@ -197,11 +216,13 @@ extension PushOutput {
                 publishing.close(graceful: false, drained: false)
                 self.beginReconnecting(after: error, publishing.resume)
             }
+        case .switchover:
+            break  // above
         }
     }
 
     /// Starts reconnecting after a lost connection (`error`) or a requested reconnect (nil).
-    private func beginReconnecting(after error: LivePushError?, _ resume: ResumeState) {
+    func beginReconnecting(after error: LivePushError?, _ resume: ResumeState) {
         let machine = makeReconnectMachine()
         // What is sent again follows the last timestamp sent by one frame.
         let step = info.video.map { $0.frameRate > 0 ? Int64(1_000_000 / $0.frameRate) : 40_000 } ?? 23_000
@@ -253,6 +274,12 @@ extension PushOutput {
             let options = SRTSession.Options(connectTimeout: config.connectTimeout, peerIdleTimeout: config.sendDataTimeout)
             return .srt(try SRTSession(url: url, options: options), muxer)
         }
+        return .rtmp(try connectRTMP(url, info))
+    }
+
+    /// Connects and publishes an RTMP session at `url` (the output's, or where a server's
+    /// reconnect request moves it).
+    func connectRTMP(_ url: PushURL, _ info: StreamInfo) throws(LivePushError) -> RTMPSession {
         let options = RTMPSession.Options(connectTimeout: config.connectTimeout, receiveTimeout: config.responseTimeout,
                                           sendTimeout: config.sendDataTimeout, chunkSize: Int32(config.chunkSize),
                                           sendBufferBytes: config.socketSendBufferBytes, tls: config.tls,
@@ -268,7 +295,7 @@ extension PushOutput {
             }
             throw error
         }
-        return .rtmp(session)
+        return session
     }
 
     /// How often the server is asked to acknowledge what it read, in `--fast` mode.

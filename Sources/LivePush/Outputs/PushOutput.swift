@@ -35,6 +35,12 @@ final class PushOutput: Sendable {
         case networkQuality(NetworkQuality)
         /// A WebRTC peer asked for a keyframe (PLI or FIR).
         case keyframeRequested
+        /// The server asked the output to move (Enhanced RTMP v2 reconnect request) and it
+        /// connects to `url` (redacted) in the background; the push goes on meanwhile.
+        case serverReconnectRequested(url: String, description: String?)
+        /// A server's reconnect request was refused or its new connection failed: the push
+        /// stays on its connection (a warning, not a failure).
+        case serverReconnectFailed(LivePushError)
         /// An HLS output started a cue's segment at the next keyframe, not at the cue's splice
         /// (a copied source had no keyframe there); output times (µs).
         case cueMoved(from: Int64, to: Int64)
@@ -69,7 +75,8 @@ final class PushOutput: Sendable {
         clock = config.monotonicClock
         self.info = info
         self.signal = signal
-        let state = OutputState(config: config, url: url, now: clock.now().microseconds)
+        var state = OutputState(config: config, url: url, now: clock.now().microseconds)
+        state.carriesVideo = info.video != nil
         keepsHistory = state.queue.mode == .backpressure
         self.state = Mutex(state)
         hls = Self.hlsWriter(for: url, id: id, config: config)
@@ -211,6 +218,7 @@ final class PushOutput: Sendable {
         case .srt(let stats): recordSRT(stats)
         case .webRTC(let stats): recordWebRTC(stats)
         case .hlsSplicesMoved(let moves): for move in moves { signal(.cueMoved(from: move.from, to: move.to)) }
+        case .reconnectRequest(let request): serverAskedToReconnect(request)
         }
     }
 

@@ -32,6 +32,7 @@ final class RTMPConnection: OutputConnection {
     var bytesSent: Int64 { session.bytesSent }
     var transportBacklog: Int64 { session.sendBufferMemory?.queued ?? 0 }
     func serviceIncoming() throws(LivePushError) -> UInt32? { try session.serviceIncoming() }
+    func takeLinkReport() -> LinkReport? { session.takeReconnectRequest().map(LinkReport.reconnectRequest) }
     func waitUntilWritable(timeout: Duration) { session.waitUntilWritable(timeout: timeout) }
     func close(graceful: Bool) { session.close(graceful: graceful) }
 }

@@ -69,6 +69,8 @@ final class EventHub: Sendable {
         case .retryScheduled(let attempt, let delay, let cause): d.network?.pusher(p, retryScheduled: attempt, in: delay, after: cause)
         case .reconnectSucceeded: d.network?.pusherReconnectSucceeded(p)
         case .reconnectFailed(let e): d.network?.pusher(p, reconnectFailed: e)
+        case .reconnectRequested(let url, let description): d.network?.pusher(p, reconnectRequestedTo: url, description: description)
+        case .reconnectRequestFailed(let e): d.network?.pusher(p, reconnectRequestFailed: e)
         case .networkPoor: d.network?.pusherNetworkPoor(p)
         case .networkRecovered: d.network?.pusherNetworkRecovered(p)
         case .sendDataTimeout: d.network?.pusherSendDataTimeout(p)

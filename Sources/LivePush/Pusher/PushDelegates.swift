@@ -65,6 +65,11 @@ public protocol LivePusherNetworkDelegate: AnyObject, Sendable {
     func pusherReconnectSucceeded(_ pusher: LivePusher)
     /// Retries are used up; call `reconnect()` when the network is back.
     func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError)
+    /// The server asked the push to move to `url` (redacted; Enhanced RTMP v2 reconnect
+    /// request): LivePush switches there at a keyframe, with no gap. Not a failure.
+    func pusher(_ pusher: LivePusher, reconnectRequestedTo url: String, description: String?)
+    /// A server's reconnect request was refused or its new connection failed; the push goes on.
+    func pusher(_ pusher: LivePusher, reconnectRequestFailed error: LivePushError)
     /// Media is backing up in the send queue.
     func pusherNetworkPoor(_ pusher: LivePusher)
     /// The send queue is back to normal.
@@ -105,6 +110,10 @@ extension LivePusherNetworkDelegate {
     /// Does nothing by default.
     public func pusherReconnectSucceeded(_ pusher: LivePusher) {}
     public func pusher(_ pusher: LivePusher, reconnectFailed error: LivePushError) {}
+    /// Does nothing by default.
+    public func pusher(_ pusher: LivePusher, reconnectRequestedTo url: String, description: String?) {}
+    /// Does nothing by default.
+    public func pusher(_ pusher: LivePusher, reconnectRequestFailed error: LivePushError) {}
     /// Does nothing by default.
     public func pusherNetworkPoor(_ pusher: LivePusher) {}
     /// Does nothing by default.

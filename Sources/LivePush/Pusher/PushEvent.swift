@@ -50,6 +50,14 @@ public enum PushEvent: Sendable, Equatable {
     case reconnectSucceeded
     /// The retries (or the stale-session grace) are used up.
     case reconnectFailed(LivePushError)
+    /// The server asked the push to move (Enhanced RTMP v2 `NetConnection.Connect.ReconnectRequest`,
+    /// before maintenance or to balance its load): LivePush connects to `url` (redacted) in the
+    /// background and switches at a keyframe, with no gap and no retry spent. Not a failure.
+    case reconnectRequested(url: String, description: String?)
+    /// A server's reconnect request was refused (another host, rtmps:// to rtmp://, no valid
+    /// URL) or its new connection failed (``LivePushError/Code/reconnectRequestFailed``): a
+    /// warning; the push goes on over its connection.
+    case reconnectRequestFailed(LivePushError)
     /// Media is backing up in the send queue.
     case networkPoor
     /// The send queue is back to normal.
@@ -135,6 +143,7 @@ public enum PushEvent: Sendable, Equatable {
         switch self {
         case .pushStarted, .firstFramePushed, .paused, .resumed, .stopped, .stats, .stateChanged, .videoBitrateChanged, .cueMoved: .info
         case .connectFailed, .connectionLost, .reconnectStarted, .staleSession, .retryScheduled, .reconnectSucceeded, .reconnectFailed,
+             .reconnectRequested, .reconnectRequestFailed,
              .networkPoor, .networkRecovered, .sendDataTimeout, .pushURLAuthenticationOverdue,
              .tokenWillExpire, .tokenExpired, .networkQualityChanged, .connectionStatusChanged, .serverCapabilities, .warning: .network
         case .systemError, .sdkError: .error
@@ -167,6 +176,8 @@ public enum PushEvent: Sendable, Equatable {
         case .retryScheduled: "retryScheduled"
         case .reconnectSucceeded: "reconnectSucceeded"
         case .reconnectFailed: "reconnectFailed"
+        case .reconnectRequested: "reconnectRequested"
+        case .reconnectRequestFailed: "reconnectRequestFailed"
         case .networkPoor: "networkPoor"
         case .networkRecovered: "networkRecovered"
         case .sendDataTimeout: "sendDataTimeout"
@@ -199,6 +210,7 @@ public enum PushEvent: Sendable, Equatable {
     public var error: LivePushError? {
         switch self {
         case .connectFailed(let e), .connectionLost(let e), .reconnectFailed(let e), .systemError(let e), .sdkError(let e),
+             .reconnectRequestFailed(let e),
              .tokenExpired(let e), .bgmOpenFailed(let e), .bgmDownloadTimeout(let e), .filterFailed(_, let e),
              .retryScheduled(_, _, let e), .warning(let e): e
         case .stateChanged(.failed(let e)): e

@@ -46,9 +46,18 @@ extension RTMPSession {
             case .fail(let error):
                 close(graceful: false)
                 throw error
+            case .reconnectRequest(let request):
+                // The latest wins; the output reads it after this call (``takeReconnectRequest()``).
+                reconnectRequest = request
             }
         }
         return acknowledged
+    }
+
+    /// The server's reconnect request read since the last call, if any.
+    func takeReconnectRequest() -> ServerReconnectRequest? {
+        defer { reconnectRequest = nil }
+        return reconnectRequest
     }
 
     /// Bytes one call reads at most (a server cannot keep the send loop reading).

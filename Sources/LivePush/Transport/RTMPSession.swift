@@ -74,6 +74,8 @@ final class RTMPSession {
     private var knownRoom: Int64 = 0
     /// The server's messages once the publish has started (see ``serviceIncoming()``).
     var incoming: ServerMessages?
+    /// A reconnect request the server sent, until the output takes it.
+    var reconnectRequest: ServerReconnectRequest?
     /// Where the server's bytes are read into: one buffer for the connection's life (a read is
     /// tried every 100 ms on every published output). 4 KiB: a server sends acknowledgements,
     /// pings and the odd status, and a turn reads up to 64 KiB in pieces; each connection of a

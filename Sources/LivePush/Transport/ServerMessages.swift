@@ -15,6 +15,8 @@ struct ServerMessages {
         case send(RTMPMessage)
         /// The server ended the stream, or sent what cannot be read.
         case fail(LivePushError)
+        /// The server asks the client to reconnect (Enhanced RTMP v2).
+        case reconnectRequest(ServerReconnectRequest)
     }
 
     /// Most a server may leave unfinished (a publisher only gets small control and status messages).
@@ -75,7 +77,9 @@ struct ServerMessages {
             guard p.count >= 6, p[0] == 0, p[1] == 6 else { return nil }
             return .send(.userControl(event: 7, data: Array(p[2..<6])))
         case .commandAMF0, .commandAMF3:
-            return ServerReply(message)?.error(connectAccepted: true).map(Action.fail)
+            guard let reply = ServerReply(message) else { return nil }
+            if let request = reply.reconnectRequest { return .reconnectRequest(request) }
+            return reply.error(connectAccepted: true).map(Action.fail)
         default:
             return nil
         }

@@ -13,6 +13,8 @@ struct ServerReply {
     let serverDescription: String?
     /// What an Enhanced RTMP server's connect `_result` says it takes (bounded: ``EnhancedRTMPCapabilities``).
     let capabilities: EnhancedRTMPCapabilities?
+    /// An Enhanced RTMP v2 reconnect request's new server, as written (see ``reconnectRequest``).
+    let tcUrl: String?
 
     init?(_ packet: RTMPPacket) {
         guard let body = packet.m_body,
@@ -25,6 +27,7 @@ struct ServerReply {
         code = reply.code
         serverDescription = reply.statusDescription
         capabilities = reply.capabilities
+        tcUrl = reply.tcUrl
     }
 
     /// A command message read by ``ServerMessages`` (after librtmp handed the reading over).
@@ -36,6 +39,12 @@ struct ServerReply {
         code = reply.code
         serverDescription = reply.statusDescription
         capabilities = reply.capabilities
+        tcUrl = reply.tcUrl
+    }
+
+    /// The server's reconnect request, when this reply is one.
+    var reconnectRequest: ServerReconnectRequest? {
+        ServerReconnectRequest(name: name, level: level, code: code, tcUrl: tcUrl, description: serverDescription)
     }
 
     /// librtmp numbers the connect command's transaction 1.

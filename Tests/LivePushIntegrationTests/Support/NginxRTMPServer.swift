@@ -42,8 +42,12 @@ final class NginxRTMPServer: @unchecked Sendable {
 
     static let defaultNginxPath = "/usr/sbin/nginx"
     static let defaultModulePath = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
-    /// Default RTMP application name; it is the only one configured.
+    /// Default RTMP application name.
     static let application = "live"
+    /// A second application, recording to `<dir>/rec/moved/<stream>.flv`: where a server's
+    /// reconnect request moves a publisher (nginx refuses a second publish of one name in one
+    /// application as "already publishing" while the first goes on).
+    static let movedApplication = "moved"
 
     /// True when both the nginx binary and the rtmp module are installed.
     static var isAvailable: Bool {
@@ -93,6 +97,8 @@ final class NginxRTMPServer: @unchecked Sendable {
         let directory = try TestMedia.makeTemporaryDirectory(prefix: "nginx-rtmp")
         let recordDirectory = directory.appendingPathComponent("rec", isDirectory: true)
         try FileManager.default.createDirectory(at: recordDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: recordDirectory.appendingPathComponent(Self.movedApplication, isDirectory: true),
+                                                withIntermediateDirectories: true)
         let configPath = directory.appendingPathComponent("nginx.conf").path
         let errorLogPath = directory.appendingPathComponent("error.log").path
         let consoleLogPath = directory.appendingPathComponent("console.log").path
@@ -196,6 +202,11 @@ final class NginxRTMPServer: @unchecked Sendable {
     /// Where nginx records `stream` (the file exists once publishing has started).
     func recordingPath(stream: String) -> String {
         recordDirectory.appendingPathComponent("\(stream).flv").path
+    }
+
+    /// Where nginx records `stream` published to the ``movedApplication``.
+    func movedRecordingPath(stream: String) -> String {
+        recordDirectory.appendingPathComponent(Self.movedApplication, isDirectory: true).appendingPathComponent("\(stream).flv").path
     }
 
     /// Path of the marker `exec_record_done` creates once the recording of `stream` is closed.
@@ -329,6 +340,14 @@ final class NginxRTMPServer: @unchecked Sendable {
                         record_unique off;
                         # Runs after the recording file is closed: the completion signal.
                         exec_record_done /usr/bin/touch $path.done;\(extra)
+                    }
+
+                    application \(movedApplication) {
+                        live on;
+                        record all;
+                        record_path \(recordDirectory)/\(movedApplication);
+                        record_unique off;
+                        exec_record_done /usr/bin/touch $path.done;
                     }
                 }
             }
