@@ -18,8 +18,10 @@ static char *certificate_fingerprint;
 static char *fingerprint_of(const gnutls_datum_t *der) {
     unsigned char digest[32];
     if (gnutls_hash_fast(GNUTLS_DIG_SHA256, der->data, der->size, digest) < 0) return NULL;
+    /* "sha-256 " and 32 times "XX" joined by ':' */
     char text[8 + 3 * sizeof digest] = "sha-256 ";
-    for (size_t i = 0; i < sizeof digest; i++) snprintf(text + 8 + 3 * i, 4, i ? ":%02X" : "%02X", digest[i]);
+    size_t at = 8;
+    for (size_t i = 0; i < sizeof digest; i++) at += (size_t)snprintf(text + at, sizeof text - at, i ? ":%02X" : "%02X", digest[i]);
     return strdup(text);
 }
 
