@@ -44,13 +44,14 @@ let package = Package(
             providers: [.apt(["libsrt-gnutls-dev"])]
         ),
         // WHIP outputs: GStreamer's webrtcbin (ICE, DTLS-SRTP, RTP/RTCP), driven by the C shim
-        // CWebRTC; nothing above the shim sees a GStreamer type.
-        .systemLibrary(
-            name: "CGStreamer",
-            pkgConfig: "gstreamer-1.0 gstreamer-app-1.0 gstreamer-sdp-1.0 gstreamer-webrtc-1.0 gstreamer-video-1.0",
-            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev"])]
+        // CWebRTC; nothing above the shim sees a GStreamer type. The shim declares the little of
+        // GStreamer it calls and dlopens it at the first WHIP output: no GStreamer headers or
+        // pkg-config at build time, no GStreamer library in a process that has no WHIP output.
+        .target(
+            name: "CWebRTC",
+            dependencies: ["CGnuTLS"],
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]  // dlopen: libc's own from glibc 2.34
         ),
-        .target(name: "CWebRTC", dependencies: ["CGStreamer", "CGnuTLS"]),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages LivePush builds and tests against.
+# Installs the Debian packages LivePush builds and tests against. GStreamer's are run-time packages only:
+# LivePush builds without GStreamer's dev packages and loads its libraries (dlopen) at the first WHIP output;
+# the WebRTC tests need the libraries and the plugins (webrtcbin, nice, rtp payloaders).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 SUDO=""
@@ -8,7 +10,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   pkg-config librtmp-dev libgnutls28-dev libsrt-gnutls-dev srt-tools \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
-  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+  libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libgstreamer-plugins-bad1.0-0 \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice \
   ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd iproute2 >/dev/null
 # The Debian nginx package starts a system service on port 80; the tests run their own.

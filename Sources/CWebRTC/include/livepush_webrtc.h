@@ -1,6 +1,6 @@
 /* A WebRTC publisher for one WHIP output, over GStreamer's webrtcbin: the thin C edge of
  * LivePush's interactive mode. Swift does the WHIP HTTP exchange and feeds encoded packets;
- * this file owns every GStreamer pointer. No GStreamer type appears in this header. */
+ * the shim owns every GStreamer pointer. No GStreamer type appears in this header. */
 #ifndef LIVEPUSH_WEBRTC_H
 #define LIVEPUSH_WEBRTC_H
 
@@ -36,6 +36,12 @@ typedef struct {
     lp_webrtc_callback callback;
     void *context;
 } lp_webrtc_config;
+
+/* Loads GStreamer (its libraries by dlopen, then its plugins), once per process: LivePush
+ * links none of it. 0 when a WHIP output can run, else -1 with *error naming the missing
+ * library or element and the Debian package that provides it (free with
+ * lp_webrtc_free_string). lp_webrtc_new loads it too. */
+int lp_webrtc_load(char **error);
 
 /* Builds the pipeline and starts it. NULL on failure, with *error set (free with lp_webrtc_free_string). */
 lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error);

@@ -170,6 +170,8 @@ extension LivePushError {
         case whipTimeout = 0x3002_0A06
         /// The push token has expired: restart the push with a new URL or token.
         case tokenExpired = 0x3002_0A07
+        /// A WHIP output needs GStreamer at run time and a library or plugin of it is missing: the detail names the file or element and the Debian package that provides it.
+        case webrtcUnavailable = 0x3002_0A08
 
         /// The code in hex, as `0x30020903`.
         public var hex: String {
@@ -244,6 +246,7 @@ extension LivePushError {
             case .dtlsFailed: "The DTLS handshake with the WebRTC peer failed, so no media could be encrypted to it."
             case .whipTimeout: "The WHIP endpoint or the WebRTC connection did not answer in time."
             case .tokenExpired: "The push token has expired: restart the push with a new URL or token."
+            case .webrtcUnavailable: "A WHIP output needs GStreamer at run time and a library or plugin of it is missing: the detail names the file or element and the Debian package that provides it."
             case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
             }
         }

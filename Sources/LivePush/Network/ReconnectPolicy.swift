@@ -45,10 +45,10 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// Whether a failure is worth another attempt: a server that rejects the stream name or
     /// the credentials will reject it again, except for "already publishing", which nginx-rtmp
     /// reports for a moment after a dropped publisher; a certificate that failed verification
-    /// will fail it again.
+    /// will fail it again, and so will a missing GStreamer package.
     public static func isRetryable(_ error: LivePushError) -> Bool {
         switch error.code {
-        case .invalidURL, .urlSetupFailed, .authExpired, .tlsVerificationFailed: false
+        case .invalidURL, .urlSetupFailed, .authExpired, .tlsVerificationFailed, .webrtcUnavailable: false
         case .publishRejected: error.detail?.contains("BadName") != true || error.detail?.contains("lready") == true
         default: true
         }

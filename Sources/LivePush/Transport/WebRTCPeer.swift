@@ -2,7 +2,7 @@ import CWebRTC
 import Synchronization
 
 /// One WebRTC peer connection that sends H.264 and Opus, over GStreamer's webrtcbin through
-/// the CWebRTC shim: the only type that holds its pointer. ICE, DTLS-SRTP, RTP and RTCP are
+/// the CWebRTC shim (which loads GStreamer at the first peer): the only type that holds its pointer. ICE, DTLS-SRTP, RTP and RTCP are
 /// webrtcbin's and libnice's; this type offers, takes the answer, feeds frames and reads what
 /// the peer reports. Not for concurrent use, but for its state, which GStreamer's threads set
 /// (under `state`, a `Mutex`) and announce (`changed`, a ``ProgressSignal``).
@@ -34,6 +34,7 @@ final class WebRTCPeer: @unchecked Sendable {
 
     /// `decoderConfiguration`: the H.264 avcC (nil: no video); `audioChannels`: 0 for no audio.
     init(decoderConfiguration: [UInt8]?, audioChannels: Int, stunServer: String?, turnServer: String?) throws(LivePushError) {
+        try Self.loadGStreamer()
         var failure: UnsafeMutablePointer<CChar>?
         let context = Unmanaged.passUnretained(self).toOpaque()
         let made: OpaquePointer? = (decoderConfiguration ?? []).withUnsafeBufferPointer { record in
@@ -54,6 +55,15 @@ final class WebRTCPeer: @unchecked Sendable {
     }
 
     deinit { close() }
+
+    /// GStreamer is loaded (dlopen) at the first WHIP output, once per process: nothing else
+    /// links it. Throws ``LivePushError/Code/webrtcUnavailable`` naming what is missing.
+    static func loadGStreamer() throws(LivePushError) {
+        var failure: UnsafeMutablePointer<CChar>?
+        guard lp_webrtc_load(&failure) == 0 else {
+            throw LivePushError(.webrtcUnavailable, take(failure) ?? "GStreamer could not be loaded")
+        }
+    }
 
     /// Our offer, with the candidates gathered within `gatherTimeout`.
     func makeOffer(gatherTimeout: Duration) throws(LivePushError) -> String {
