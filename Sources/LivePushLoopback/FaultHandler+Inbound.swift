@@ -39,14 +39,18 @@ extension FaultHandler {
         // Read-complete is fired by drainInbound after the bytes it passes on.
     }
 
+    /// The bytes of `buffer` past what is left of the RTMP handshake (`remaining`, counted down):
+    /// where RTMP chunks start, in either direction.
+    static func pastHandshake(_ buffer: ByteBuffer, remaining: inout Int) -> ByteBufferView.SubSequence {
+        let view = buffer.readableBytesView[...]
+        let skip = min(remaining, view.count)
+        remaining -= skip
+        return view.dropFirst(skip)
+    }
+
     /// Feeds a copy of the client's bytes to a chunk decoder to count RTMP messages.
     func count(_ buffer: ByteBuffer) {
-        var view = buffer.readableBytesView[...]
-        if handshakeRemaining > 0 {
-            let skip = min(handshakeRemaining, view.count)
-            handshakeRemaining -= skip
-            view = view.dropFirst(skip)
-        }
+        let view = Self.pastHandshake(buffer, remaining: &handshakeRemaining)
         guard decoding, !view.isEmpty else { return }
         decoder.append(view)
         do {

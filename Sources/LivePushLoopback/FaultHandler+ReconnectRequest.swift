@@ -28,12 +28,7 @@ extension FaultHandler {
 
     /// Follows the server's bytes to the end of each of its messages (applying its Set Chunk Size).
     func followServerMessages(_ buffer: ByteBuffer) {
-        var view = buffer.readableBytesView[...]
-        if outboundHandshakeRemaining > 0 {
-            let skip = min(outboundHandshakeRemaining, view.count)
-            outboundHandshakeRemaining -= skip
-            view = view.dropFirst(skip)
-        }
+        let view = Self.pastHandshake(buffer, remaining: &outboundHandshakeRemaining)
         guard !view.isEmpty, var decoder = outboundDecoder else { return }
         decoder.append(view)
         do {
