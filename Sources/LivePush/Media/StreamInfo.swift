@@ -78,7 +78,7 @@ public struct AudioTrackInfo: Sendable, Equatable {
     /// AudioSpecificConfig (the FLV AAC sequence header body); for an Opus track, the AAC
     /// configuration the Opus was made from.
     public var audioSpecificConfig: [UInt8]
-    /// The codec (AAC unless the push's Opus encode makes the track, ``OpusStage``).
+    /// The codec (AAC unless the push's Opus encode makes the track: WHIP outputs, and RTMP outputs with `--audio-codec opus`).
     public internal(set) var codec: AudioCodec = .aac
     /// An Opus track's identification header (`OpusHead`, RFC 7845): what Enhanced RTMP's
     /// `SequenceStart` carries. Empty for AAC.

@@ -2,7 +2,7 @@ import LivePushWire
 
 /// What an RTMP server said it takes when an output connected: Enhanced RTMP's connect answer
 /// (`fourCcList`, `videoFourCcInfoMap`, `audioFourCcInfoMap`, `capsEx`), read bounded
-/// (``EnhancedRTMPCapabilities``). A legacy server, and many that take E-RTMP v1 anyway
+/// (`EnhancedRTMPCapabilities` in LivePushWire). A legacy server, and many that take E-RTMP v1 anyway
 /// (FFmpeg's listener), say nothing: everything is empty then.
 public struct ServerCapabilities: Sendable, Equatable, CustomStringConvertible {
     /// Video FourCCs the server confirmed (`avc1`, `hvc1`, `av01`, `vp09`, or `*`), sorted.
