@@ -45,4 +45,25 @@ final class WHIPTrickleTests: NginxTestCase {
         XCTAssertGreaterThanOrEqual(summary["video"] as? Int ?? 0, 25, "media arrived: \(summary)")
         XCTAssertGreaterThan(summary["audio"] as? Int ?? 0, 0, "\(summary)")
     }
+
+    /// RFC 9725 §4.3.1: an endpoint that answers the first PATCH with 405 does no trickle ICE.
+    /// It gets no second PATCH, the push does not fail, and ICE connects without the
+    /// candidates (the endpoint learns our address from our checks).
+    func testAnEndpointWithoutTrickleGetsOnePatchAndTheMediaStillArrives() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 4)
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-no-trickle")
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--whip-token", "token-no-trickle", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(45))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        let refused = endpoint.process.output.filter { $0.hasPrefix("PATCH-405 ") }
+        print("WHIPTrickleTests(no trickle): \(refused), endpoint \(summary)")
+        XCTAssertEqual(refused.count, 1, "one PATCH, then none: \(endpoint.process.output)")
+        XCTAssertTrue(refused.first?.hasSuffix(" application/trickle-ice-sdpfrag") ?? false, "\(refused)")
+        XCTAssertGreaterThanOrEqual(summary["video"] as? Int ?? 0, 25, "media arrived: \(summary)")
+        XCTAssertFalse(cli.output.contains { $0.contains("\"connectFailed\"") }, "no failure: \(cli.output)")
+    }
 }

@@ -4,7 +4,7 @@ nothing with GStreamer) and aiohttp.
 POST   /whip/endpoint       application/sdp with "Authorization: Bearer TOKEN": 201, the
                             answer and Location; 401 on another token (nothing recorded).
 DELETE /whip/resource/ID    stops the MediaRecorder (OUT-ID.mkv) and prints SUMMARY {...}.
-PATCH  /whip/resource/ID    405: no trickle ICE or ICE restart here; with --trickle, an
+PATCH  /whip/resource/ID    405 (PATCH-405 ID is printed): no trickle ICE or ICE restart here; with --trickle, an
                             application/trickle-ice-sdpfrag whose If-Match is the ETag: its
                             candidates are added (aiortc's addIceCandidate), 204, and
                             PATCH ID {...} says what came (412 on another If-Match).
@@ -243,6 +243,7 @@ async def delete_resource(request):
 
 async def patch_resource(request):
     if not args.trickle:
+        say("PATCH-405", request.match_info["rid"], request.headers.get("Content-Type"))
         return web.Response(status=405, headers={"Allow": "DELETE"})
     rid = request.match_info["rid"]
     session = sessions.get(rid)
