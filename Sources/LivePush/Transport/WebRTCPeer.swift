@@ -40,7 +40,7 @@ final class WebRTCPeer: @unchecked Sendable {
 
     private var handle: OpaquePointer?
     private let state = Mutex(State())
-    /// Woken after each report, for ``awaitConnected(timeout:)``.
+    /// Woken after each report, for ``waitForReport(after:limit:)``.
     private let changed = ProgressSignal()
 
     /// The most video layers (simulcast renditions) one peer sends.
@@ -97,7 +97,8 @@ final class WebRTCPeer: @unchecked Sendable {
         }
     }
 
-    /// Our offer, with the candidates gathered within `gatherTimeout`.
+    /// Our offer, with the candidates gathered within `gatherTimeout`; `.zero` (trickle ICE):
+    /// at once, with none (they come through ``takeCandidates()``).
     func makeOffer(gatherTimeout: Duration) throws(LivePushError) -> String {
         var failure: UnsafeMutablePointer<CChar>?
         guard let handle, let offer = lp_webrtc_create_offer(handle, Int32(clamping: gatherTimeout.milliseconds), &failure) else {
@@ -112,18 +113,6 @@ final class WebRTCPeer: @unchecked Sendable {
         guard let handle, lp_webrtc_set_answer(handle, answer, &failure) == 0 else {
             // GStreamer's message may quote the endpoint's answer: escaped and cut like any peer text.
             throw LivePushError(.whipServerError, TerminalText.escape(Self.take(failure) ?? "the answer was refused", limit: 200))
-        }
-    }
-
-    /// Waits until media can flow (ICE and DTLS connected), or a failure, or `timeout`.
-    func awaitConnected(timeout: Duration) throws(LivePushError) {
-        changed.wait(limit: timeout) {
-            state.withLock { Self.failure(in: $0) != nil || $0.peer == .connected }
-        }
-        let now = state.withLock { $0 }
-        if let failure = Self.failure(in: now) { throw failure }
-        guard now.peer == .connected else {
-            throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
         }
     }
 
