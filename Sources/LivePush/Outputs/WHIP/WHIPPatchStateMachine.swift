@@ -14,7 +14,9 @@
 /// ICE restart (RFC 9725 §4.4): when ICE has been failed or disconnected for ``restartAfter``,
 /// or the app reported a network change, one restart is due: a new offer's ICE credentials by
 /// PATCH. An endpoint that refuses it (405, 501, or any failure) gets a new POST instead, as
-/// does a session whose ``maxRestarts`` restarts did not bring ICE back.
+/// does a session whose ``maxRestarts`` restarts did not bring ICE back. (Only the trickle
+/// decisions are driven today: GStreamer 1.22's webrtcbin makes no offer with new ICE
+/// credentials, so a lost connection still gets a new POST; see docs/transports.md.)
 struct WHIPPatchStateMachine: Sendable, Equatable {
     /// What the driver does now.
     enum Decision: Sendable, Equatable {
