@@ -133,7 +133,7 @@ typedef gboolean (*GstStructureForeachFunc)(GQuark field, const GValue *value, v
 /* ------------------------------------------------------------------ functions */
 
 /* The libraries, in load order (a library's own dependencies come first). */
-enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTWEBRTC, LP_LIBRARY_COUNT };
+enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTRTP, LP_GSTWEBRTC, LP_LIBRARY_COUNT };
 
 /* X(library, return type, name, parameters): every function the shim calls. */
 #define LP_GST_FUNCTIONS(X) \
@@ -154,6 +154,7 @@ enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTWEB
     X(LP_GST, GstElementFactory *, gst_element_factory_find, (const char *name)) \
     X(LP_GST, GstElement *, gst_element_factory_make, (const char *factory, const char *name)) \
     X(LP_GST, void, gst_object_unref, (void *object)) \
+    X(LP_GST, void *, gst_object_ref_sink, (void *object)) \
     X(LP_GST, void, gst_mini_object_unref, (GstMiniObject *object)) \
     X(LP_GST, gboolean, gst_bin_add, (GstBin *bin, GstElement *element)) \
     X(LP_GST, void, gst_util_set_object_arg, (GObject *object, const char *name, const char *value)) \
@@ -196,6 +197,10 @@ enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTWEB
     X(LP_GSTSDP, const GstSDPAttribute *, gst_sdp_media_get_attribute, (const GstSDPMedia *media, unsigned index)) \
     X(LP_GSTSDP, int, gst_sdp_attribute_set, (GstSDPAttribute *attribute, const char *key, const char *value)) \
     X(LP_GSTSDP, int, gst_sdp_media_replace_attribute, (GstSDPMedia *media, unsigned index, GstSDPAttribute *attribute)) \
+    X(LP_GSTSDP, int, gst_sdp_media_add_attribute, (GstSDPMedia *media, const char *key, const char *value)) \
+    X(LP_GSTSDP, const char *, gst_sdp_media_get_media, (const GstSDPMedia *media)) \
+    X(LP_GSTSDP, const char *, gst_sdp_media_get_attribute_val, (const GstSDPMedia *media, const char *key)) \
+    X(LP_GSTRTP, void, gst_rtp_header_extension_set_id, (GstElement *extension, unsigned id)) \
     X(LP_GSTVIDEO, gboolean, gst_video_event_is_force_key_unit, (GstEvent *event)) \
     X(LP_GSTVIDEO, gboolean, gst_video_event_parse_upstream_force_key_unit, \
       (GstEvent *event, GstClockTime *running_time, gboolean *all_headers, unsigned *count)) \

@@ -23,6 +23,7 @@ static const struct {
     [LP_GSTAPP] = {"libgstapp-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
     [LP_GSTSDP] = {"libgstsdp-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
     [LP_GSTVIDEO] = {"libgstvideo-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
+    [LP_GSTRTP] = {"libgstrtp-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
     [LP_GSTWEBRTC] = {"libgstwebrtc-1.0.so.0", "libgstreamer-plugins-bad1.0-0"},
 };
 
@@ -37,6 +38,9 @@ static const struct {
     {"nicesink", "gstreamer1.0-nice"},           {"rtpbin", "gstreamer1.0-plugins-good"},
     {"rtph264pay", "gstreamer1.0-plugins-good"}, {"rtpopuspay", "gstreamer1.0-plugins-good"},
     {"appsrc", "gstreamer1.0-plugins-base"},     {"capsfilter", "libgstreamer1.0-0"},
+    /* Simulcast: the layers share one m-line through a funnel, each tagged with its RID and the mid. */
+    {"rtpfunnel", "gstreamer1.0-plugins-good"},  {"rtphdrextstreamid", "gstreamer1.0-plugins-good"},
+    {"rtphdrextmid", "gstreamer1.0-plugins-good"},
 };
 
 /* Test hook: LIVEPUSH_TEST_GSTREAMER_MISSING, a comma-separated list of the library files

@@ -38,7 +38,14 @@ static void on_negotiation_needed(GstElement *webrtc, lp_webrtc *peer) { raise_f
 static void on_gathering_state(GstElement *webrtc, GParamSpec *spec, lp_webrtc *peer) {
     int state = 0;
     lp_gst.g_object_get(webrtc, "ice-gathering-state", &state, NULL);
-    if (state == GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) raise_flag(peer, &peer->gathered);
+    if (state != GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE) return;
+    raise_flag(peer, &peer->gathered);
+    if (peer->candidate_callback) peer->candidate_callback(peer->context, 0, NULL);
+}
+
+/* Trickle ICE: each candidate as libnice finds it. */
+static void on_ice_candidate(GstElement *webrtc, unsigned mline, const char *candidate, lp_webrtc *peer) {
+    if (peer->candidate_callback && candidate) peer->candidate_callback(peer->context, mline, candidate);
 }
 
 static void on_ice_state(GstElement *webrtc, GParamSpec *spec, lp_webrtc *peer) {
@@ -79,34 +86,35 @@ static int on_bus_message(GstBus *bus, GstMessage *message, lp_webrtc *peer) {
 
 /* ------------------------------------------------------------------ building */
 
-static GstElement *add(lp_webrtc *peer, const char *factory, const char *name) {
+GstElement *lp_add_element(lp_webrtc *peer, const char *factory, const char *name) {
     GstElement *element = lp_gst.gst_element_factory_make(factory, name);
     if (element) lp_gst.gst_bin_add((GstBin *)peer->pipeline, element);
     return element;
+}
+
+void lp_configure_h264_payloader(lp_webrtc *peer, GstElement *payloader) {
+    lp_gst.gst_util_set_object_arg((GObject *)payloader, "aggregate-mode", "zero-latency");
+    lp_gst.g_object_set(payloader, "config-interval", -1, NULL);
+    GstPad *sink = lp_gst.gst_element_get_static_pad(payloader, "sink");
+    lp_gst.gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, (GstPadProbeCallback)on_upstream_event, peer, NULL);
+    lp_gst.gst_object_unref(sink);
 }
 
 /* source ! payloader ! capsfilter(rtp caps) ! webrtcbin; the rtcp-fb fields of the RTP caps
  * become a=rtcp-fb lines in the offer (NACK, PLI, FIR). */
 static gboolean add_branch(lp_webrtc *peer, GstElement *source, const char *payloader_factory, GstCaps *rtp_caps,
                            gboolean watch_keyframe_requests) {
-    GstElement *payloader = add(peer, payloader_factory, NULL);
-    GstElement *filter = add(peer, "capsfilter", NULL);
+    GstElement *payloader = lp_add_element(peer, payloader_factory, NULL);
+    GstElement *filter = lp_add_element(peer, "capsfilter", NULL);
     if (!payloader || !filter) return FALSE;
     lp_gst.g_object_set(filter, "caps", rtp_caps, NULL);
     if (lp_gst.g_object_class_find_property(G_OBJECT_GET_CLASS(payloader), "mtu")) lp_gst.g_object_set(payloader, "mtu", 1200, NULL);
-    if (watch_keyframe_requests) {
-        /* SPS/PPS before every keyframe; each frame sent as soon as it is packetized. */
-        lp_gst.gst_util_set_object_arg((GObject *)payloader, "aggregate-mode", "zero-latency");
-        lp_gst.g_object_set(payloader, "config-interval", -1, NULL);
-        GstPad *sink = lp_gst.gst_element_get_static_pad(payloader, "sink");
-        lp_gst.gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, (GstPadProbeCallback)on_upstream_event, peer, NULL);
-        lp_gst.gst_object_unref(sink);
-    }
+    if (watch_keyframe_requests) lp_configure_h264_payloader(peer, payloader);
     return lp_gst.gst_element_link_many(source, payloader, filter, NULL) && lp_gst.gst_element_link(filter, peer->webrtc);
 }
 
-static GstElement *add_source(lp_webrtc *peer, const char *name, GstCaps *caps) {
-    GstElement *source = add(peer, "appsrc", name);
+GstElement *lp_add_source(lp_webrtc *peer, const char *name, GstCaps *caps) {
+    GstElement *source = lp_add_element(peer, "appsrc", name);
     if (!source) return NULL;
     /* Bounded: about two seconds of media; beyond it the oldest goes (a live push never waits). */
     lp_gst.g_object_set(source, "format", GST_FORMAT_TIME, "is-live", TRUE, "do-timestamp", FALSE, "block", FALSE, "caps", caps,
@@ -114,6 +122,14 @@ static GstElement *add_source(lp_webrtc *peer, const char *name, GstCaps *caps) 
     if (lp_gst.g_object_class_find_property(G_OBJECT_GET_CLASS(source), "leaky-type"))
         lp_gst.gst_util_set_object_arg((GObject *)source, "leaky-type", "downstream");
     return source;
+}
+
+GstCaps *lp_h264_caps(const uint8_t *record, size_t size) {
+    GstBuffer *data = lp_gst.gst_buffer_new_memdup(record, size);
+    GstCaps *caps = lp_gst.gst_caps_new_simple("video/x-h264", "stream-format", G_TYPE_STRING, "avc", "alignment", G_TYPE_STRING,
+                                               "au", "codec_data", lp_gst.gst_buffer_get_type(), data, NULL);
+    gst_unref(data);
+    return caps;
 }
 
 lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
@@ -126,9 +142,10 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
     pthread_mutex_init(&peer->lock, NULL);
     lp_cond_init(&peer->changed);
     peer->callback = config->callback;
+    peer->candidate_callback = config->candidate_callback;
     peer->context = config->context;
     peer->pipeline = lp_gst.gst_pipeline_new(NULL);
-    peer->webrtc = add(peer, "webrtcbin", NULL);
+    peer->webrtc = lp_add_element(peer, "webrtcbin", NULL);
     if (!peer->webrtc) {
         lp_set_error(error, "GStreamer's webrtcbin could not be made (gstreamer1.0-plugins-bad and gstreamer1.0-nice)");
         lp_webrtc_free(peer);
@@ -143,26 +160,32 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error) {
     g_signal_connect(peer->webrtc, "deep-element-added", G_CALLBACK(on_deep_element_added), peer);
     g_signal_connect(peer->webrtc, "on-negotiation-needed", G_CALLBACK(on_negotiation_needed), peer);
     g_signal_connect(peer->webrtc, "notify::ice-gathering-state", G_CALLBACK(on_gathering_state), peer);
+    g_signal_connect(peer->webrtc, "on-ice-candidate", G_CALLBACK(on_ice_candidate), peer);
     g_signal_connect(peer->webrtc, "notify::ice-connection-state", G_CALLBACK(on_ice_state), peer);
     g_signal_connect(peer->webrtc, "notify::connection-state", G_CALLBACK(on_peer_state), peer);
 
     gboolean linked = TRUE;
-    if (config->avcc && config->avcc_size > 0) {
-        GstBuffer *record = lp_gst.gst_buffer_new_memdup(config->avcc, config->avcc_size);
-        GstCaps *caps = lp_gst.gst_caps_new_simple("video/x-h264", "stream-format", G_TYPE_STRING, "avc", "alignment", G_TYPE_STRING,
-                                                   "au", "codec_data", lp_gst.gst_buffer_get_type(), record, NULL);
-        gst_unref(record);
-        peer->video = add_source(peer, "video", caps);
+    int layers = config->video_layers < 1 ? 1 : config->video_layers;
+    if (layers > LP_WEBRTC_MAX_LAYERS) {
+        lp_set_error(error, "at most %d simulcast layers, not %d", LP_WEBRTC_MAX_LAYERS, layers);
+        lp_webrtc_free(peer);
+        return NULL;
+    }
+    if (config->avcc && config->avcc_sizes && config->avcc_sizes[0] > 0 && layers > 1) {
+        linked = lp_simulcast_add_video(peer, config->avcc, config->avcc_sizes, layers);
+    } else if (config->avcc && config->avcc_sizes && config->avcc_sizes[0] > 0) {
+        GstCaps *caps = lp_h264_caps(config->avcc, config->avcc_sizes[0]);
+        peer->video[0] = lp_add_source(peer, "video", caps);
+        peer->video_layers = 1;
         gst_unref(caps);
-        GstCaps *rtp = lp_gst.gst_caps_from_string("application/x-rtp,media=video,encoding-name=H264,payload=96,clock-rate=90000,"
-                                            "rtcp-fb-nack=(boolean)true,rtcp-fb-nack-pli=(boolean)true,rtcp-fb-ccm-fir=(boolean)true");
-        linked = peer->video && add_branch(peer, peer->video, "rtph264pay", rtp, TRUE);
+        GstCaps *rtp = lp_gst.gst_caps_from_string(LP_H264_RTP_CAPS);
+        linked = peer->video[0] && add_branch(peer, peer->video[0], "rtph264pay", rtp, TRUE);
         gst_unref(rtp);
     }
     if (linked && config->audio_channels > 0) {
         GstCaps *caps = lp_gst.gst_caps_new_simple("audio/x-opus", "channel-mapping-family", G_TYPE_INT, 0, "channels", G_TYPE_INT,
                                                    config->audio_channels, "rate", G_TYPE_INT, 48000, NULL);
-        peer->audio = add_source(peer, "audio", caps);
+        peer->audio = lp_add_source(peer, "audio", caps);
         gst_unref(caps);
         GstCaps *rtp = lp_gst.gst_caps_from_string("application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000");
         linked = peer->audio && add_branch(peer, peer->audio, "rtpopuspay", rtp, FALSE);
@@ -224,18 +247,26 @@ char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **erro
         return NULL;
     }
     lp_certificate_set_fingerprint(offer->sdp);
+    /* webrtcbin 1.22 writes no a=rid or a=simulcast itself: they are added before it sets the offer. */
+    if (peer->video_layers > 1) lp_simulcast_describe(peer, offer->sdp);
     promise = lp_gst.gst_promise_new();
     lp_gst.g_signal_emit_by_name(peer->webrtc, "set-local-description", offer, promise);
     lp_gst.gst_promise_wait(promise);
     gst_unref(promise);
-    lp_gst.gst_webrtc_session_description_free(offer);
-    /* Not trickle ICE: the offer goes with the candidates gathered by then. */
-    wait_for(peer, &peer->gathered, lp_monotonic_us() + (int64_t)gather_timeout_ms * 1000);
-    GstWebRTCSessionDescription *local = NULL;
-    lp_gst.g_object_get(peer->webrtc, "local-description", &local, NULL);
-    if (!local) {
-        lp_set_error(error, "webrtcbin has no local description");
-        return NULL;
+    if (peer->video_layers > 1) lp_simulcast_set_mid(peer, offer->sdp);
+    /* Trickle ICE (0): the offer as made, with no candidate; every candidate is reported as
+     * gathered, to go by PATCH. Otherwise the local description once gathering ended (or the
+     * bound passed), with the candidates gathered by then. */
+    GstWebRTCSessionDescription *local = offer;
+    if (gather_timeout_ms > 0) {
+        lp_gst.gst_webrtc_session_description_free(offer);
+        wait_for(peer, &peer->gathered, lp_monotonic_us() + (int64_t)gather_timeout_ms * 1000);
+        local = NULL;
+        lp_gst.g_object_get(peer->webrtc, "local-description", &local, NULL);
+        if (!local) {
+            lp_set_error(error, "webrtcbin has no local description");
+            return NULL;
+        }
     }
     /* Copied into malloc's memory: the caller frees it with lp_webrtc_free_string. */
     char *sdp = lp_gst.gst_sdp_message_as_text(local->sdp);
@@ -290,9 +321,11 @@ int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error) {
 
 /* ------------------------------------------------------------------ media */
 
-int lp_webrtc_push(lp_webrtc *peer, int is_video, const uint8_t *data, size_t size, int64_t pts_us, int64_t duration_us,
+int lp_webrtc_push(lp_webrtc *peer, int layer, const uint8_t *data, size_t size, int64_t pts_us, int64_t duration_us,
                    int keyframe) {
-    GstElement *source = is_video ? peer->video : peer->audio;
+    if (layer >= peer->video_layers) return -1;
+    int is_video = layer >= 0;
+    GstElement *source = is_video ? peer->video[layer] : peer->audio;
     if (!source) return -1;
     pthread_mutex_lock(&peer->lock);
     if (!peer->anchored) {
@@ -327,6 +360,8 @@ void lp_webrtc_free(lp_webrtc *peer) {
         lp_gst.gst_element_set_state(peer->pipeline, GST_STATE_NULL);
         lp_gst.gst_object_unref(peer->pipeline);
     }
+    for (int layer = 0; layer < LP_WEBRTC_MAX_LAYERS; layer++)
+        if (peer->mid_extension[layer]) lp_gst.gst_object_unref(peer->mid_extension[layer]);
     pthread_mutex_destroy(&peer->lock);
     pthread_cond_destroy(&peer->changed);
     free(peer);

@@ -14,14 +14,14 @@ final class WHIPTests: NginxTestCase {
         let namespace = try NetworkNamespace()
         let path = try clip.make(in: dir, seconds: 10)
         let tokenFile = dir.appendingPathComponent("token")
-        let endpoint = try await startEndpoint(in: namespace, token: nil, tokenFile: tokenFile.path)
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: nil, tokenFile: tokenFile.path)
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
         // Made just before the push starts: it expires 35 s after it, so the warning (30 s ahead) falls 5 s in.
         let token = Self.jwt(expiresIn: 35)
         let warningDue = 35.0 - 30 - 0.5  // seconds after the launch below, give or take the clock's second
         try token.write(to: tokenFile, atomically: true, encoding: .utf8)
 
-        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--json"], environment: ["LIVEPUSH_WHIP_TOKEN": token])
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--json"], environment: ["LIVEPUSH_WHIP_TOKEN": token])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let exit = await cli.awaitExit(timeout: .seconds(45))
         XCTAssertEqual(exit, 0, cli.standardError)
@@ -51,9 +51,9 @@ final class WHIPTests: NginxTestCase {
 
     func testAWrongTokenIsACodedErrorAndNothingIsRecorded() async throws {
         let namespace = try NetworkNamespace()
-        let endpoint = try await startEndpoint(in: namespace, token: "the-right-token")
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "the-right-token")
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
-        let cli = try runCLI(in: namespace, ["push", TestMedia.path(.h264AAC), endpoint.url, "--whip-token", "a-wrong-token",
+        let cli = try runInNamespace(namespace, ["push", TestMedia.path(.h264AAC), endpoint.url, "--whip-token", "a-wrong-token",
                                              "--retry-count", "0", "--json"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let exit = await cli.awaitExit(timeout: .seconds(30))
@@ -71,12 +71,12 @@ final class WHIPTests: NginxTestCase {
     func testOnePushToNginxAndToWHIP() async throws {
         let namespace = try NetworkNamespace()
         let path = try clip.make(in: dir, seconds: 4)
-        let endpoint = try await startEndpoint(in: namespace, token: "token-4s")
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-4s")
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
         // The push runs in the namespace (for WebRTC), so nginx runs there too.
         let nginx = try NginxRTMPServer(namespace: namespace.name)
         defer { nginx.stop() }
-        let cli = try runCLI(in: namespace, ["push", path, nginx.url(stream: "both"), endpoint.url, "--whip-token", "token-4s", "--json",
+        let cli = try runInNamespace(namespace, ["push", path, nginx.url(stream: "both"), endpoint.url, "--whip-token", "token-4s", "--json",
                                              "--loop", "forever", "--stats-interval", "0.2"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let enough = await cli.awaitEvent("stats", timeout: .seconds(60)) { event in
@@ -101,9 +101,9 @@ final class WHIPTests: NginxTestCase {
         let namespace = try NetworkNamespace()
         let path = try clip.make(in: dir, seconds: 4)
         let music = try BGMTestMedia.tone(in: dir, hz: 1000, seconds: 10, name: "music.wav")
-        let endpoint = try await startEndpoint(in: namespace, token: "token-bgm")
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-bgm")
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
-        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-bgm", "--json",
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--whip-token", "token-bgm", "--json",
                                              "--bgm", music, "--bgm-volume", "100"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let exit = await cli.awaitExit(timeout: .seconds(45))
@@ -131,11 +131,11 @@ final class WHIPTests: NginxTestCase {
         let source = try FFProbe.run(path)
         XCTAssertEqual(source.streams.first(where: \.isVideo)?.profile, "High")
         let sourcePictures = source.videoPackets.count
-        let endpoint = try await startEndpoint(in: namespace, token: "token-high")
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-high")
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
         let nginx = try NginxRTMPServer(namespace: namespace.name)
         defer { nginx.stop() }
-        let cli = try runCLI(in: namespace, ["push", path, nginx.url(stream: "copy"), endpoint.url, "--whip-token", "token-high", "--json"])
+        let cli = try runInNamespace(namespace, ["push", path, nginx.url(stream: "copy"), endpoint.url, "--whip-token", "token-high", "--json"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         let exit = await cli.awaitExit(timeout: .seconds(60))
         XCTAssertEqual(exit, 0, cli.standardError)
@@ -173,9 +173,9 @@ final class WHIPTests: NginxTestCase {
     func testLossOnThePathMakesTheQualityFallThenRecover() async throws {
         let namespace = try NetworkNamespace()
         let path = try clip.make(in: dir, seconds: 10)
-        let endpoint = try await startEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:8:35"])
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-loss", extra: ["--relay", "--loss", "3:8:35"])
         defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
-        let cli = try runCLI(in: namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json", "--loop", "forever"])
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--whip-token", "token-loss", "--json", "--loop", "forever"])
         defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
         func qualities() -> [String] {
             cli.output.compactMap { line -> String? in
@@ -203,35 +203,6 @@ final class WHIPTests: NginxTestCase {
     }
 
     // MARK: - Helpers
-
-    private struct Endpoint {
-        let process: RunningCLI
-        let url: String
-    }
-
-    private func startEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil,
-                               extra: [String] = []) async throws -> Endpoint {
-        let python = try PythonTools.python(with: ["aiortc", "aiohttp"])
-        let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/whip_endpoint.py").path
-        let port = Int.random(in: 20_000...40_000)
-        let credential = token.map { ["--token", $0] } ?? ["--token-file", tokenFile ?? ""]
-        let (executable, arguments) = namespace.command(python, [script, "--host", "127.0.0.1", "--port", "\(port)"] + credential
-                                                        + ["--out", dir.appendingPathComponent("whip").path] + extra)
-        let process = try RunningCLI(executable: executable, arguments)
-        let listening = await process.awaitLine(timeout: .seconds(60)) { $0.hasPrefix("LISTENING") }
-        try XCTSkipIf(listening == nil, "the aiortc endpoint did not start: \(process.standardError)")
-        return Endpoint(process: process, url: "http://127.0.0.1:\(port)/whip/endpoint")
-    }
-
-    private func runCLI(in namespace: NetworkNamespace, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCLI {
-        let binary = try XCTUnwrap(LivePushCLI.binary)
-        var (executable, all) = namespace.command(binary, arguments)
-        if !environment.isEmpty {
-            all = ["netns", "exec", namespace.name, "env"] + environment.map { "\($0.key)=\($0.value)" } + [binary] + arguments
-            executable = ProcessRunner.which("ip") ?? "/usr/sbin/ip"
-        }
-        return try RunningCLI(executable: executable, all)
-    }
 
     /// A JWT (unsigned: the endpoint compares it whole) whose `exp` is `seconds` from now.
     static func jwt(expiresIn seconds: Int) -> String {

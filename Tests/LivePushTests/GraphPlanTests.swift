@@ -85,9 +85,9 @@ final class GraphPlanTests: XCTestCase {
         XCTAssertEqual(try plan([whip], video: nil, hasAudio: true).opusOutputs, [0])
     }
 
-    /// A ladder goes only to an output that carries one (HLS, RTMP's multitrack); the others
-    /// (SRT, WHIP) refuse it, naming what can.
-    func testALadderGoesOnlyToAnHLSOrRTMPOutput() throws {
+    /// A ladder goes only to an output that carries one (HLS, RTMP's multitrack, WHIP's
+    /// simulcast); SRT refuses it, naming what can.
+    func testALadderGoesOnlyToAnHLSRTMPOrWHIPOutput() throws {
         let ladder = [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500), VideoRendition(width: 640, height: 360, bitrateKbps: 800)]
         let source = VideoTrackInfo(width: 1280, height: 720, frameRate: 25, bitrate: 0, decoderConfiguration: [])
         let made = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .hls)], asked: [1: ladder], video: source,
@@ -96,14 +96,34 @@ final class GraphPlanTests: XCTestCase {
         let rtmp = try GraphPlan.make(needs: [OutputNeeds(kind: .rtmp), OutputNeeds(kind: .rtmps)], asked: [0: ladder, 1: ladder],
                                       video: source, hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
         XCTAssertEqual(rtmp.renditions, [0: ladder, 1: ladder], "E-RTMP v2 multitrack")
-        for kind in [OutputKind.srt, .whip] {
+        for kind in [OutputKind.srt] {
             XCTAssertThrowsError(try GraphPlan.make(needs: [OutputNeeds(kind: kind)], asked: [0: ladder], video: source, hasAudio: true,
                                                     inputsMayChange: false, defaultBitrateKbps: { _ in 800 })) { error in
                 let error = error as? LivePushError
                 XCTAssertEqual(error?.code, .outputSettingsInvalid)
                 XCTAssertTrue(error?.message.contains("output 0 has a ladder of 2 renditions") ?? false, "\(String(describing: error))")
                 XCTAssertTrue(error?.message.contains("HLS output") ?? false, "\(String(describing: error))")
-                XCTAssertTrue(error?.message.contains("or an RTMP output (Enhanced RTMP v2 multitrack") ?? false, "\(String(describing: error))")
+                XCTAssertTrue(error?.message.contains("an RTMP output (Enhanced RTMP v2 multitrack") ?? false, "\(String(describing: error))")
+                XCTAssertTrue(error?.message.contains("a WHIP output (simulcast") ?? false, "\(String(describing: error))")
+            }
+        }
+    }
+
+    /// A WHIP ladder is simulcast: every layer a Constrained Baseline H.264 encode, in the order
+    /// asked (the top first); HEVC in it, or more layers than a peer sends, is a coded error.
+    func testAWHIPLadderIsSimulcastOfConstrainedBaselineEncodes() throws {
+        let ladder = [VideoRendition(width: 1280, height: 720, bitrateKbps: 2500), VideoRendition(width: 640, height: 360, bitrateKbps: 800)]
+        let made = try plan([rtmp, whip], asked: [1: ladder[0]], video: video(profile: 100, constraints: 0))
+        XCTAssertEqual(made.renditions[1]?.count, 1)
+        let simulcast = try GraphPlan.make(needs: [whip], asked: [0: ladder], video: video(profile: 66, constraints: 0xC0), hasAudio: true,
+                                           inputsMayChange: false, defaultBitrateKbps: { _ in 800 })
+        XCTAssertEqual(simulcast.renditions[0], ladder.map { var layer = $0; layer.constrainedBaseline = true; return layer })
+        let hevc = [ladder[0], VideoRendition(width: 640, height: 360, bitrateKbps: 800, codec: .hevc)]
+        let five = (0..<5).map { VideoRendition(width: 640 - 64 * $0, height: 360 - 36 * $0, bitrateKbps: 800) }
+        for refused in [hevc, five] {
+            XCTAssertThrowsError(try GraphPlan.make(needs: [whip], asked: [0: refused], video: video(profile: 66, constraints: 0xC0),
+                                                    hasAudio: true, inputsMayChange: false, defaultBitrateKbps: { _ in 800 })) { error in
+                XCTAssertEqual((error as? LivePushError)?.code, .outputSettingsInvalid, "\(error)")
             }
         }
     }

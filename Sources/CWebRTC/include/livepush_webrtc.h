@@ -22,11 +22,21 @@ enum {
 
 /* Called on GStreamer's threads: copy what you need and return at once. */
 typedef void (*lp_webrtc_callback)(void *context, int event, int value);
+/* A local ICE candidate gathered (`candidate`: "candidate:..." as in SDP, without "a=", for the
+ * m-line `mline`), or NULL once gathering is complete. On GStreamer's threads, as above. */
+typedef void (*lp_webrtc_candidate_callback)(void *context, unsigned mline, const char *candidate);
+
+/* The most video layers one peer sends (simulcast, RFC 8853). */
+#define LP_WEBRTC_MAX_LAYERS 4
 
 typedef struct {
-    /* The H.264 AVCDecoderConfigurationRecord; NULL for no video. */
+    /* The H.264 AVCDecoderConfigurationRecords of the video layers, one after another, the top
+     * layer first; NULL for no video. */
     const uint8_t *avcc;
-    size_t avcc_size;
+    /* Each layer's record size: `video_layers` of them. */
+    const size_t *avcc_sizes;
+    /* 1: one video. 2 to LP_WEBRTC_MAX_LAYERS: simulcast, layer i sent with the RID "r<i>". */
+    int video_layers;
     /* Opus channels (1 or 2); 0 for no audio. */
     int audio_channels;
     /* "stun://host:port", NULL for none. */
@@ -34,6 +44,8 @@ typedef struct {
     /* "turn(s)://user:password@host:port", NULL for none. */
     const char *turn_server;
     lp_webrtc_callback callback;
+    /* NULL: candidates are not reported (no trickle ICE). */
+    lp_webrtc_candidate_callback candidate_callback;
     void *context;
 } lp_webrtc_config;
 
@@ -48,17 +60,18 @@ lp_webrtc *lp_webrtc_new(const lp_webrtc_config *config, char **error);
 
 /* Creates the offer, sets it as the local description and waits for ICE gathering (at most
  * gather_timeout_ms: libnice never finishes when a STUN server does not answer). Returns the
- * offer's SDP with its candidates, or NULL with *error. */
+ * offer's SDP with its candidates, or NULL with *error. 0 for trickle ICE: the offer at once,
+ * with no candidate, each candidate reported to candidate_callback as it is gathered. */
 char *lp_webrtc_create_offer(lp_webrtc *peer, int gather_timeout_ms, char **error);
 
 /* Sets the WHIP answer as the remote description. 0 on success, else -1 with *error. */
 int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error);
 
-/* Queues one encoded frame: H.264 in AVCC (4-byte lengths), or one Opus packet. Times in µs on
- * the caller's timeline; the first frame maps to the pipeline's running time of its push.
- * Never blocks: the source queue holds at most a second or two, the oldest dropped beyond it.
- * 0 on success. */
-int lp_webrtc_push(lp_webrtc *peer, int is_video, const uint8_t *data, size_t size, int64_t pts_us,
+/* Queues one encoded frame: H.264 in AVCC (4-byte lengths) of video layer `layer`, or one Opus
+ * packet (layer -1). Times in µs on the caller's timeline; the first frame maps to the
+ * pipeline's running time of its push. Never blocks: the source queue holds at most a second or
+ * two, the oldest dropped beyond it. 0 on success. */
+int lp_webrtc_push(lp_webrtc *peer, int layer, const uint8_t *data, size_t size, int64_t pts_us,
                    int64_t duration_us, int keyframe);
 
 typedef struct {

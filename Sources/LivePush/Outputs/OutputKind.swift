@@ -23,8 +23,8 @@ enum OutputKind: String, Sendable, Equatable {
     /// Whether it carries a ladder of several video variants: HLS (a master playlist and a media
     /// playlist per variant), RTMP (Enhanced RTMP v2 multitrack: one track per variant, the
     /// first on track 0; a server that takes no multitrack gets track 0 only, with a warning).
-    /// WHIP's simulcast layers are next; SRT is refused (one program).
-    var carriesLadder: Bool { self == .hls || self == .rtmp || self == .rtmps }
+    /// WHIP (simulcast, RFC 8853: one RID per variant, the first on top); SRT is refused (one program).
+    var carriesLadder: Bool { self != .srt }
 
     /// Why a ladder of `count` renditions is refused on an output of this kind.
     var ladderRefusal: String {
@@ -34,7 +34,8 @@ enum OutputKind: String, Sendable, Equatable {
         case .whip: "WHIP"
         case .hls: "HLS"
         }
-        return "a ladder of several renditions goes to an HLS output (.m3u8: a master playlist, one variant each) "
-            + "or an RTMP output (Enhanced RTMP v2 multitrack, one track each); an \(name) output carries one video"
+        return "a ladder of several renditions goes to an HLS output (.m3u8: a master playlist, one variant each), "
+            + "an RTMP output (Enhanced RTMP v2 multitrack, one track each) or a WHIP output (simulcast, one RID each); "
+            + "an \(name) output carries one video"
     }
 }

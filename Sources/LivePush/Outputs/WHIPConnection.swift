@@ -10,7 +10,8 @@
 final class WHIPConnection: OutputConnection {
     /// One frame for the peer.
     struct Frame {
-        var isVideo: Bool
+        /// The video layer (simulcast: the packet's variant), nil for sound.
+        var layer: Int?
         var data: [UInt8]
         var pts: Int64
         var duration: Int64
@@ -31,15 +32,21 @@ final class WHIPConnection: OutputConnection {
     /// What the service turns found for the output to act on.
     private(set) var link = WebRTCLinkStats()
 
-    init(peer: WebRTCPeer, client: WHIPClient, session: WHIPSession, clock: any MonotonicClock) {
+    init(peer: WebRTCPeer, layers: Int, client: WHIPClient, session: WHIPSession, clock: any MonotonicClock) {
         self.peer = peer
+        self.layers = layers
         self.client = client
         self.session = session
         self.clock = clock
         started = clock.now().microseconds
     }
 
+    /// How many video layers the peer was made with (simulcast: one per variant).
+    private let layers: Int
+
     func header(at time: Int64) -> [[Frame]] { [] }
+    /// A variant beyond the peer's layers (none: the ladder is bounded before the offer) is not sent.
+    func carries(_ packet: MediaPacket) -> Bool { packet.kind != .video || Int(packet.variant) < layers }
     func trailer(at time: Int64) -> [[Frame]] { [] }
 
     func message(for packet: MediaPacket) -> [Frame] {
@@ -48,7 +55,7 @@ final class WHIPConnection: OutputConnection {
         case .video, .audio:
             // Sound is one Opus packet (``OpusStage``); every Opus packet stands alone.
             let isVideo = packet.kind == .video
-            return [Frame(isVideo: isVideo, data: packet.data, pts: packet.pts, duration: packet.duration,
+            return [Frame(layer: isVideo ? Int(packet.variant) : nil, data: packet.data, pts: packet.pts, duration: packet.duration,
                           keyframe: isVideo ? packet.isKeyframe : true)]
         case .data, .cue:
             return []  // WHIP has no place for RTMP's data messages
@@ -61,7 +68,7 @@ final class WHIPConnection: OutputConnection {
 
     func send(_ message: [Frame]) throws(LivePushError) {
         for frame in message {
-            peer.send(video: frame.isVideo, frame.data, pts: frame.pts, duration: frame.duration, keyframe: frame.keyframe)
+            peer.send(layer: frame.layer, frame.data, pts: frame.pts, duration: frame.duration, keyframe: frame.keyframe)
             bytesSent += Int64(frame.data.count)
         }
     }

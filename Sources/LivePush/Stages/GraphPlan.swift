@@ -12,7 +12,7 @@
 /// goes on air before the clock.
 ///
 /// A ladder (several renditions for one output, one variant each) goes only to an output that
-/// carries one (``OutputKind/carriesLadder``: HLS, RTMP); any other refuses it here, with a sentence.
+/// carries one (``OutputKind/carriesLadder``: HLS, RTMP, WHIP); SRT refuses it here, with a sentence.
 ///
 /// A codec preference list (``PushConfig/videoCodecPreference``, `--video-codec hevc,h264`)
 /// gives each RTMP output that asked for no rendition of its own the list's codecs as
@@ -46,13 +46,20 @@ struct GraphPlan: Sendable, Equatable {
         }
         var renditions = asked.filter { !$0.value.isEmpty }
         for (id, need) in needs.enumerated() where need.constrainedBaselineH264 {
-            if var rendition = asked[id]?.first {
-                guard rendition.codec == .h264 else {
-                    throw LivePushError(.outputSettingsInvalid,
-                                        "output \(id) is WHIP, which carries H.264 Constrained Baseline, not \(rendition.codec.rawValue): ask for \(rendition.width)x\(rendition.height)@\(rendition.bitrateKbps)")
+            if let ladder = asked[id], !ladder.isEmpty {
+                // A ladder is simulcast: every layer a Constrained Baseline encode.
+                renditions[id] = try ladder.map { (rendition: VideoRendition) throws(LivePushError) -> VideoRendition in
+                    guard rendition.codec == .h264 else {
+                        throw LivePushError(.outputSettingsInvalid,
+                                            "output \(id) is WHIP, which carries H.264 Constrained Baseline, not \(rendition.codec.rawValue): ask for \(rendition.width)x\(rendition.height)@\(rendition.bitrateKbps)")
+                    }
+                    var baseline = rendition
+                    baseline.constrainedBaseline = true
+                    return baseline
                 }
-                rendition.constrainedBaseline = true
-                renditions[id] = [rendition]
+                if ladder.count > WebRTCPeer.maxLayers {
+                    throw LivePushError(.outputSettingsInvalid, "output \(id) is WHIP, which sends at most \(WebRTCPeer.maxLayers) simulcast layers, not \(ladder.count)")
+                }
             } else if let video, !(fitsAsItIs(video) && !inputsMayChange) {
                 let size = VideoSize(width: video.width, height: video.height)
                 renditions[id] = [VideoRendition(width: video.width, height: video.height, bitrateKbps: defaultBitrateKbps(size),

@@ -25,28 +25,60 @@ final class WebRTCPeer: @unchecked Sendable {
         var pipelineFailed = false
         /// Keyframe requests (PLI, FIR) not yet taken.
         var keyframeRequests = 0
+        /// Trickle ICE: local candidates gathered and not yet taken (at most ``maxHeldCandidates``).
+        var candidates: [String] = []
+        /// Trickle ICE: gathering ended (reported once, with the last candidates).
+        var gatheringComplete = false
+        /// Reports so far: a wait for "anything new" compares it.
+        var reports = 0
     }
+
+    /// Candidates held for the taker at most; more are dropped (a host has a few addresses).
+    static let maxHeldCandidates = 64
+    /// A candidate line longer than this is not one libnice writes.
+    static let maxCandidateLength = 512
 
     private var handle: OpaquePointer?
     private let state = Mutex(State())
-    /// Woken after each report, for ``awaitConnected(timeout:)``.
+    /// Woken after each report, for ``waitForReport(after:limit:)``.
     private let changed = ProgressSignal()
 
-    /// `decoderConfiguration`: the H.264 avcC (nil: no video); `audioChannels`: 0 for no audio.
-    init(decoderConfiguration: [UInt8]?, audioChannels: Int, stunServer: String?, turnServer: String?) throws(LivePushError) {
+    /// The most video layers (simulcast renditions) one peer sends.
+    static let maxLayers = Int(LP_WEBRTC_MAX_LAYERS)
+
+    /// `decoderConfigurations`: each video layer's H.264 avcC, the top first (empty: no video;
+    /// two or more: simulcast, RFC 8853, layer `i` with the RID `r<i>`); `audioChannels`: 0 for no audio.
+    /// `trickle`: the offer is made at once and the candidates gathered later are reported
+    /// (``takeCandidates()``); otherwise the offer waits for them.
+    init(decoderConfigurations: [[UInt8]], audioChannels: Int, stunServer: String?, turnServer: String?,
+         trickle: Bool = false) throws(LivePushError) {
+        guard decoderConfigurations.count <= Self.maxLayers else {
+            throw LivePushError(.outputSettingsInvalid, "a WHIP output sends at most \(Self.maxLayers) simulcast layers, not \(decoderConfigurations.count)")
+        }
         try Self.loadGStreamer()
         var failure: UnsafeMutablePointer<CChar>?
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let made: OpaquePointer? = (decoderConfiguration ?? []).withUnsafeBufferPointer { record in
-            withOptionalCString(stunServer) { stun in
-                withOptionalCString(turnServer) { turn in
-                    var config = lp_webrtc_config(avcc: record.isEmpty ? nil : record.baseAddress, avcc_size: record.count,
-                                                  audio_channels: Int32(audioChannels), stun_server: stun, turn_server: turn,
-                                                  callback: { context, event, value in
-                                                      guard let context else { return }
-                                                      Unmanaged<WebRTCPeer>.fromOpaque(context).takeUnretainedValue().report(event, value)
-                                                  }, context: context)
-                    return lp_webrtc_new(&config, &failure)
+        let records = decoderConfigurations.flatMap { $0 }
+        let sizes = decoderConfigurations.map(\.count)
+        let made: OpaquePointer? = records.withUnsafeBufferPointer { record in
+            sizes.withUnsafeBufferPointer { sizes in
+                withOptionalCString(stunServer) { stun in
+                    withOptionalCString(turnServer) { turn in
+                        var config = lp_webrtc_config(avcc: record.isEmpty ? nil : record.baseAddress, avcc_sizes: sizes.baseAddress,
+                                                      video_layers: Int32(sizes.count),
+                                                      audio_channels: Int32(audioChannels), stun_server: stun, turn_server: turn,
+                                                      callback: { context, event, value in
+                                                          guard let context else { return }
+                                                          Unmanaged<WebRTCPeer>.fromOpaque(context).takeUnretainedValue().report(event, value)
+                                                      },
+                                                      candidate_callback: trickle ? { context, _, candidate in
+                                                          guard let context else { return }
+                                                          let peer = Unmanaged<WebRTCPeer>.fromOpaque(context).takeUnretainedValue()
+                                                          peer.gathered(candidate.map { String(cString: $0) })
+                                                      } : nil,
+                                                      context: context)
+                        return lp_webrtc_new(&config, &failure)
+                    }
                 }
             }
         }
@@ -65,7 +97,8 @@ final class WebRTCPeer: @unchecked Sendable {
         }
     }
 
-    /// Our offer, with the candidates gathered within `gatherTimeout`.
+    /// Our offer, with the candidates gathered within `gatherTimeout`; `.zero` (trickle ICE):
+    /// at once, with none (they come through ``takeCandidates()``).
     func makeOffer(gatherTimeout: Duration) throws(LivePushError) -> String {
         var failure: UnsafeMutablePointer<CChar>?
         guard let handle, let offer = lp_webrtc_create_offer(handle, Int32(clamping: gatherTimeout.milliseconds), &failure) else {
@@ -83,23 +116,24 @@ final class WebRTCPeer: @unchecked Sendable {
         }
     }
 
-    /// Waits until media can flow (ICE and DTLS connected), or a failure, or `timeout`.
-    func awaitConnected(timeout: Duration) throws(LivePushError) {
-        changed.wait(limit: timeout) {
-            state.withLock { Self.failure(in: $0) != nil || $0.peer == .connected }
-        }
-        let now = state.withLock { $0 }
-        if let failure = Self.failure(in: now) { throw failure }
-        guard now.peer == .connected else {
-            throw LivePushError(.whipTimeout, "the WebRTC connection did not come up within \(timeout.milliseconds) ms (ICE \(now.ice), DTLS \(now.dtls))")
-        }
-    }
-
     /// The state now; throws once the connection has failed.
     func check() throws(LivePushError) -> State {
         let now = state.withLock { $0 }
         if let failure = Self.failure(in: now) { throw failure }
         return now
+    }
+
+    /// Takes the candidates gathered since the last call, and whether gathering has ended.
+    func takeCandidates() -> (candidates: [String], complete: Bool) {
+        state.withLock { state in
+            defer { state.candidates = [] }
+            return (state.candidates, state.gatheringComplete)
+        }
+    }
+
+    /// Waits until something is reported after `seen` (``State/reports``), at most `limit`.
+    func waitForReport(after seen: Int, limit: Duration) {
+        changed.wait(limit: limit) { state.withLock { $0.reports != seen } }
     }
 
     /// Takes the keyframe requests reported since the last call.
@@ -119,11 +153,11 @@ final class WebRTCPeer: @unchecked Sendable {
         return nil
     }
 
-    /// Queues one frame (H.264 AVCC, or one Opus packet); never blocks.
-    func send(video: Bool, _ data: [UInt8], pts: Int64, duration: Int64, keyframe: Bool) {
+    /// Queues one frame: H.264 AVCC of video layer `layer`, or one Opus packet (`layer` nil); never blocks.
+    func send(layer: Int?, _ data: [UInt8], pts: Int64, duration: Int64, keyframe: Bool) {
         guard let handle else { return }
         _ = data.withUnsafeBufferPointer { bytes in
-            lp_webrtc_push(handle, video ? 1 : 0, bytes.baseAddress, bytes.count, pts, duration, keyframe ? 1 : 0)
+            lp_webrtc_push(handle, Int32(layer ?? -1), bytes.baseAddress, bytes.count, pts, duration, keyframe ? 1 : 0)
         }
     }
 
@@ -144,8 +178,24 @@ final class WebRTCPeer: @unchecked Sendable {
 
     // MARK: - From GStreamer's threads
 
+    private func gathered(_ candidate: String?) {
+        state.withLock { state in
+            state.reports += 1
+            guard let candidate else {
+                state.gatheringComplete = true
+                return
+            }
+            // It goes into a PATCH body line: no line breaks, nothing unbounded.
+            guard candidate.utf8.count <= Self.maxCandidateLength, !candidate.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }),
+                  state.candidates.count < Self.maxHeldCandidates else { return }
+            state.candidates.append(candidate)
+        }
+        changed.wake()
+    }
+
     private func report(_ event: Int32, _ value: Int32) {
         state.withLock { state in
+            state.reports += 1
             switch Int(event) {
             case Int(LP_WEBRTC_ICE_STATE): state.ice = ICEState(rawValue: value) ?? state.ice
             case Int(LP_WEBRTC_PEER_STATE): state.peer = PeerState(rawValue: value) ?? state.peer

@@ -4,7 +4,15 @@ nothing with GStreamer) and aiohttp.
 POST   /whip/endpoint       application/sdp with "Authorization: Bearer TOKEN": 201, the
                             answer and Location; 401 on another token (nothing recorded).
 DELETE /whip/resource/ID    stops the MediaRecorder (OUT-ID.mkv) and prints SUMMARY {...}.
-PATCH  /whip/resource/ID    405: no trickle ICE or ICE restart here.
+PATCH  /whip/resource/ID    405 (PATCH-405 ID is printed): no trickle ICE or ICE restart here; with --trickle, an
+                            application/trickle-ice-sdpfrag whose If-Match is the ETag: its
+                            candidates are added (aiortc's addIceCandidate), 204, and
+                            PATCH ID {...} says what came (412 on another If-Match).
+At each POST it prints OFFER ID {...}: the offer's a=simulcast and a=rid lines and how many
+candidates it had. With --one-layer, only the simulcast layer r0 is taken (by its RID; without
+RIDs, the first SSRC of a payload type): aiortc has no simulcast, and would feed every SSRC of
+a payload type to one decoder (it ignores a=rid and a=simulcast, and its answer declines
+simulcast by leaving them out); the SUMMARY counts the packets of each RID and mid.
 Every line it prints is flushed: the test reads them as they come.
 """
 import argparse, asyncio, json, random, re, time, uuid
@@ -12,6 +20,7 @@ import argparse, asyncio, json, random, re, time, uuid
 from aiohttp import web
 from aiortc import MediaStreamTrack, RTCPeerConnection, RTCSessionDescription
 from aiortc.contrib.media import MediaRecorder
+from aiortc.sdp import candidate_from_sdp
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--host", default="127.0.0.1")
@@ -22,7 +31,38 @@ parser.add_argument("--out", required=True)
 parser.add_argument("--relay", action="store_true",
                     help="put a UDP relay of ours between the publisher and aiortc (its candidates replaced by the relay's)")
 parser.add_argument("--loss", default="", help="with --relay: FROM:TO:PERCENT, seconds after the POST, e.g. 4:10:30")
+parser.add_argument("--trickle", action="store_true", help="accept trickle-ICE PATCHes (RFC 8840)")
+parser.add_argument("--one-layer", action="store_true", help="take the RTP of the first video SSRC only (a simulcast publisher)")
 args = parser.parse_args()
+
+rids, mids = {}, {}
+if args.one_layer:
+    from aiortc import codecs, rtcdtlstransport
+    from aiortc.rtcrtpparameters import RTCRtpHeaderExtensionParameters
+
+    # Answered, so that aiortc reads each packet's RID (RFC 8852) and the test can count them.
+    codecs.HEADER_EXTENSIONS["video"].append(
+        RTCRtpHeaderExtensionParameters(id=len(codecs.HEADER_EXTENSIONS["video"]) + 1,
+                                        uri="urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"))
+    route_rtp = rtcdtlstransport.RtpRouter.route_rtp
+    first_ssrc = {}
+
+    def one_layer(self, packet):
+        """Counts the RIDs and mids; takes the layer r0 (or, without RIDs, the first SSRC of a
+        payload type) and drops the other layers."""
+        rid, mid = packet.extensions.rtp_stream_id, packet.extensions.mid
+        if rid:
+            rids[rid] = rids.get(rid, 0) + 1
+        if mid:
+            mids[mid] = mids.get(mid, 0) + 1
+        if packet.payload_type >= 100:  # RTX: repairs what was kept
+            return route_rtp(self, packet)
+        if rid:
+            return route_rtp(self, packet) if rid == "r0" else None
+        kept = first_ssrc.setdefault((id(self), packet.payload_type), packet.ssrc)
+        return route_rtp(self, packet) if kept == packet.ssrc else None
+
+    rtcdtlstransport.RtpRouter.route_rtp = one_layer
 sessions = {}
 pending = set()
 
@@ -68,6 +108,10 @@ async def post_endpoint(request):
     if request.content_type != "application/sdp":
         return web.Response(status=415)
     offer = await request.text()
+    lines = offer.splitlines()
+    described = {"simulcast": [l for l in lines if l.startswith("a=simulcast")], "rid": [l for l in lines if l.startswith("a=rid")],
+                 "extmap": [l for l in lines if l.startswith("a=extmap")],
+                 "candidates": sum(l.startswith("a=candidate") for l in lines)}
     if args.relay:
         # aiortc must not learn the publisher's own address, or ICE finds the direct path; it
         # learns the relay's from the publisher's checks (a peer-reflexive candidate).
@@ -93,6 +137,7 @@ async def post_endpoint(request):
     await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
     await pc.setLocalDescription(await pc.createAnswer())
     await recorder.start()
+    say("OFFER", rid, json.dumps(described))
     say("POSTED", rid)
     answer = pc.localDescription.sdp
     if args.relay:
@@ -178,6 +223,8 @@ async def finish(rid, session):
     await session["pc"].close()
     summary = {track.kind: track.frames for track in session["tracks"]}
     summary["recording"] = f"{args.out}-{rid}.mkv"
+    if args.one_layer:
+        summary["rids"], summary["mids"] = dict(rids), dict(mids)
     if session.get("relay"):
         summary["relayed"], summary["dropped"] = session["relay"].forwarded, session["relay"].dropped
     say("SUMMARY", json.dumps(summary))
@@ -195,7 +242,28 @@ async def delete_resource(request):
 
 
 async def patch_resource(request):
-    return web.Response(status=405, headers={"Allow": "DELETE"})
+    if not args.trickle:
+        say("PATCH-405", request.match_info["rid"], request.headers.get("Content-Type"))
+        return web.Response(status=405, headers={"Allow": "DELETE"})
+    rid = request.match_info["rid"]
+    session = sessions.get(rid)
+    if not session:
+        return web.Response(status=404)
+    if request.headers.get("If-Match") != f'"{rid}"':
+        say("PATCH-REFUSED", rid, request.headers.get("If-Match", "")[:20])
+        return web.Response(status=412)
+    fragment = (await request.text())[:65536]
+    candidates = [l[2:] for l in fragment.splitlines() if l.startswith("a=candidate:")]
+    for line in candidates:
+        candidate = candidate_from_sdp(line.split(":", 1)[1])
+        candidate.sdpMLineIndex = 0
+        await session["pc"].addIceCandidate(candidate)
+    if "a=end-of-candidates" in fragment:
+        await session["pc"].addIceCandidate(None)
+    say("PATCH", rid, json.dumps({"contentType": request.headers.get("Content-Type"), "ifMatch": request.headers.get("If-Match"),
+                                  "candidates": len(candidates), "end": "a=end-of-candidates" in fragment,
+                                  "ufrag": any(l.startswith("a=ice-ufrag:") for l in fragment.splitlines())}))
+    return web.Response(status=204)
 
 
 async def main():

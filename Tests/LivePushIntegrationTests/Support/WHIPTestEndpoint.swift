@@ -1,0 +1,37 @@
+import Foundation
+import XCTest
+
+/// The WHIP tests' peers: aiortc's endpoint (Support/whip_endpoint.py) and the CLI, both in the
+/// test's own network namespace (libnice gathers no candidate on loopback).
+extension NginxTestCase {
+    struct WHIPEndpoint {
+        let process: RunningCLI
+        let url: String
+    }
+
+    /// aiortc's endpoint, listening in `namespace`; `extra`: its options (--relay, --trickle, --one-layer).
+    func startWHIPEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil,
+                           extra: [String] = []) async throws -> WHIPEndpoint {
+        let python = try PythonTools.python(with: ["aiortc", "aiohttp"])
+        let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/whip_endpoint.py").path
+        let port = Int.random(in: 20_000...40_000)
+        let credential = token.map { ["--token", $0] } ?? ["--token-file", tokenFile ?? ""]
+        let (executable, arguments) = namespace.command(python, [script, "--host", "127.0.0.1", "--port", "\(port)"] + credential
+                                                        + ["--out", dir.appendingPathComponent("whip").path] + extra)
+        let process = try RunningCLI(executable: executable, arguments)
+        let listening = await process.awaitLine(timeout: .seconds(60)) { $0.hasPrefix("LISTENING") }
+        try XCTSkipIf(listening == nil, "the aiortc endpoint did not start: \(process.standardError)")
+        return WHIPEndpoint(process: process, url: "http://127.0.0.1:\(port)/whip/endpoint")
+    }
+
+    /// The CLI with `arguments`, in `namespace`, with `environment` added to its own.
+    func runInNamespace(_ namespace: NetworkNamespace, _ arguments: [String], environment: [String: String] = [:]) throws -> RunningCLI {
+        let binary = try XCTUnwrap(LivePushCLI.binary)
+        var (executable, all) = namespace.command(binary, arguments)
+        if !environment.isEmpty {
+            all = ["netns", "exec", namespace.name, "env"] + environment.map { "\($0.key)=\($0.value)" } + [binary] + arguments
+            executable = ProcessRunner.which("ip") ?? "/usr/sbin/ip"
+        }
+        return try RunningCLI(executable: executable, all)
+    }
+}
