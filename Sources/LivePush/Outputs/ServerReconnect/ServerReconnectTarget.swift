@@ -56,6 +56,8 @@ enum ServerReconnectTarget {
         }
         let trimmed = String(absolute.reversed().drop { $0 == "/" }.reversed())
         let stream = current.query.isEmpty ? current.streamName : current.streamName + "?" + current.query
+        // The parse error is not dropped: any URL that does not parse is `.malformed`, which the
+        // output reports as a `reconnectRequestFailed` warning (a code and the reason) and goes on.
         guard let application = try? PushURL(trimmed + "/x"),
               let target = try? PushURL(trimmed + "/" + stream) else {
             return .failure(.malformed)
