@@ -59,17 +59,16 @@ public struct EnhancedRTMPCapabilities: Sendable, Equatable {
 
     /// Whether the server says it takes video `fourCC`: named in `fourCcList`, or in
     /// `videoFourCcInfoMap` (itself or `*`) with any bit set.
-    public func confirmsVideo(_ fourCC: String) -> Bool {
-        if fourCcList?.contains(fourCC) == true || fourCcList?.contains("*") == true { return true }
-        guard let map = videoFourCcInfoMap else { return false }
-        return (map[fourCC] ?? 0) != 0 || (map["*"] ?? 0) != 0
-    }
+    public func confirmsVideo(_ fourCC: String) -> Bool { confirms(fourCC, infoMap: videoFourCcInfoMap) }
 
     /// Whether the server confirmed the audio codec `fourCC` (`Opus`): in `fourCcList`, or with
     /// a non-zero `audioFourCcInfoMap` entry (or the `*` wildcard in either).
-    public func confirmsAudio(_ fourCC: String) -> Bool {
+    public func confirmsAudio(_ fourCC: String) -> Bool { confirms(fourCC, infoMap: audioFourCcInfoMap) }
+
+    /// In `fourCcList`, or with a non-zero entry in the track's info map (or `*` in either).
+    private func confirms(_ fourCC: String, infoMap: [String: UInt32]?) -> Bool {
         if fourCcList?.contains(fourCC) == true || fourCcList?.contains("*") == true { return true }
-        guard let map = audioFourCcInfoMap else { return false }
+        guard let map = infoMap else { return false }
         return (map[fourCC] ?? 0) != 0 || (map["*"] ?? 0) != 0
     }
 
