@@ -40,6 +40,9 @@ typedef struct _GstSDPMedia GstSDPMedia;
 typedef struct _GstWebRTCRTPTransceiver GstWebRTCRTPTransceiver;
 typedef struct _GstWebRTCRTPSender GstWebRTCRTPSender;
 typedef struct _GstWebRTCDTLSTransport GstWebRTCDTLSTransport;
+/* libnice's agent and candidate (ICE restart, ice_restart.c). */
+typedef struct _NiceAgent NiceAgent;
+typedef struct _NiceCandidate NiceCandidate;
 
 /* ------------------------------------------------------------------ public layouts */
 
@@ -81,6 +84,12 @@ typedef struct {
     char *data;
     unsigned len;
 } GArray;
+
+/* GLib's singly linked list (libnice's candidate lists). */
+typedef struct _GSList {
+    void *data;
+    struct _GSList *next;
+} GSList;
 
 typedef struct {
     GQuark domain;
@@ -133,13 +142,14 @@ typedef gboolean (*GstStructureForeachFunc)(GQuark field, const GValue *value, v
 /* ------------------------------------------------------------------ functions */
 
 /* The libraries, in load order (a library's own dependencies come first). */
-enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTRTP, LP_GSTWEBRTC, LP_LIBRARY_COUNT };
+enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTRTP, LP_GSTWEBRTC, LP_NICE, LP_LIBRARY_COUNT };
 
 /* X(library, return type, name, parameters): every function the shim calls. */
 #define LP_GST_FUNCTIONS(X) \
     X(LP_GLIB, void, g_free, (void *memory)) \
     X(LP_GLIB, void, g_array_unref, (GArray *array)) \
     X(LP_GLIB, void, g_error_free, (GError *error)) \
+    X(LP_GLIB, void, g_slist_free, (GSList *list)) \
     X(LP_GOBJECT, void, g_object_set, (void *object, const char *first, ...)) \
     X(LP_GOBJECT, void, g_object_get, (void *object, const char *first, ...)) \
     X(LP_GOBJECT, void, g_object_unref, (void *object)) \
@@ -207,7 +217,15 @@ enum { LP_GLIB, LP_GOBJECT, LP_GST, LP_GSTAPP, LP_GSTSDP, LP_GSTVIDEO, LP_GSTRTP
     X(LP_GSTWEBRTC, GstWebRTCSessionDescription *, gst_webrtc_session_description_new, (int type, GstSDPMessage *sdp)) \
     X(LP_GSTWEBRTC, void, gst_webrtc_session_description_free, (GstWebRTCSessionDescription *description)) \
     X(LP_GSTWEBRTC, GType, gst_webrtc_session_description_get_type, (void)) \
-    X(LP_GSTWEBRTC, GType, gst_webrtc_stats_type_get_type, (void))
+    X(LP_GSTWEBRTC, GType, gst_webrtc_stats_type_get_type, (void)) \
+    /* ICE restart: webrtcbin 1.22 has none, so the shim restarts libnice's stream itself. */ \
+    X(LP_NICE, gboolean, nice_agent_restart_stream, (NiceAgent *agent, unsigned stream_id)) \
+    X(LP_NICE, gboolean, nice_agent_get_local_credentials, (NiceAgent *agent, unsigned stream_id, char **ufrag, char **pwd)) \
+    X(LP_NICE, gboolean, nice_agent_set_remote_credentials, \
+      (NiceAgent *agent, unsigned stream_id, const char *ufrag, const char *pwd)) \
+    X(LP_NICE, GSList *, nice_agent_get_local_candidates, (NiceAgent *agent, unsigned stream_id, unsigned component_id)) \
+    X(LP_NICE, char *, nice_agent_generate_local_candidate_sdp, (NiceAgent *agent, NiceCandidate *candidate)) \
+    X(LP_NICE, void, nice_candidate_free, (NiceCandidate *candidate))
 
 #define LP_GST_FIELD(library, result, name, parameters) result(*name) parameters;
 typedef struct {

@@ -25,6 +25,8 @@ static const struct {
     [LP_GSTVIDEO] = {"libgstvideo-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
     [LP_GSTRTP] = {"libgstrtp-1.0.so.0", "libgstreamer-plugins-base1.0-0"},
     [LP_GSTWEBRTC] = {"libgstwebrtc-1.0.so.0", "libgstreamer-plugins-bad1.0-0"},
+    /* webrtcbin's ICE agent (through gstreamer1.0-nice), called directly for ICE restarts. */
+    [LP_NICE] = {"libnice.so.10", "libnice10"},
 };
 
 /* The elements a WHIP output's pipeline makes, or webrtcbin makes inside it, with the package

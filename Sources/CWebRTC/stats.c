@@ -40,13 +40,15 @@ static gboolean read_stats_field(GQuark field, const GValue *value, void *user) 
         lp_gst.gst_structure_get(entry, "fraction-lost", G_TYPE_DOUBLE, &fraction, "round-trip-time", G_TYPE_DOUBLE, &rtt,
                           "packets-lost", G_TYPE_INT64, &lost, NULL);
         /* 1.22 has no jitter here: the nested source statistics' rb-jitter is in RTP clock units. */
-        unsigned jitter = 0, clock_rate = 90000;
+        unsigned jitter = 0, clock_rate = 90000, highest = 0;
         const GValue *nested = lp_gst.gst_structure_get_value(entry, "gst-rtpsource-stats");
         if (holds_structure(nested)) {
             const GstStructure *source = lp_gst.gst_value_get_structure(nested);
             lp_gst.gst_structure_get_uint(source, "rb-jitter", &jitter);
             lp_gst.gst_structure_get_uint(source, "clock-rate", &clock_rate);
+            lp_gst.gst_structure_get_uint(source, "rb-exthighestseq", &highest);
         }
+        stats->highest_sequence_received += highest;
         /* The worst of the reports (video and audio): the path is as good as its worst stream. */
         stats->has_report = 1;
         if (fraction > stats->fraction_lost) stats->fraction_lost = fraction;

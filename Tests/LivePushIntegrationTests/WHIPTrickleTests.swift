@@ -46,6 +46,38 @@ final class WHIPTrickleTests: NginxTestCase {
         XCTAssertGreaterThan(summary["audio"] as? Int ?? 0, 0, "\(summary)")
     }
 
+    /// ICE restart by PATCH (RFC 9725 §4.4). The endpoint's relay cuts the path 3 s into a
+    /// real-time push: the endpoint's receiver reports stop moving, the output takes the path
+    /// for lost (3 s), waits the restart bound (2 s), restarts libnice's stream and PATCHes the
+    /// new credentials with `If-Match: "*"`; the endpoint answers with its own, and the relay
+    /// lets datagrams through again from then on. libnice checks under the new credentials (the
+    /// endpoint answers only those now), and the media resumes over the same session: one POST,
+    /// pictures decoded after the restore, no failure.
+    func testAnICERestartByPatchBringsTheMediaBackWithoutANewPost() async throws {
+        let namespace = try NetworkNamespace()
+        let path = try clip.make(in: dir, seconds: 15)
+        let endpoint = try await startWHIPEndpoint(in: namespace, token: "token-restart",
+                                                   extra: ["--trickle", "--restart", "--relay", "--cut-at", "3"])
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--whip-token", "token-restart", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let exit = await cli.awaitExit(timeout: .seconds(60))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        let lines = endpoint.process.output
+        print("WHIPTrickleTests(restart): \(lines.filter { !$0.hasPrefix("PATCH ") }), endpoint \(summary)")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("POSTED ") }.count, 1, "one session, no new POST: \(lines)")
+        let cut = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("CUT ") }, "the path was cut: \(lines)")
+        let restart = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("RESTART ") }, "an ICE restart came by PATCH: \(lines)")
+        let restored = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("RESTORED ") }, "\(lines)")
+        XCTAssertTrue(cut < restart && restart < restored, "cut, restart, restored: \(lines)")
+        XCTAssertFalse(lines.contains { $0.hasPrefix("RESTART-REFUSED") }, "new credentials each time: \(lines)")
+        XCTAssertGreaterThan(summary["restartChecks"] as? Int ?? 0, 0, "libnice checked under the new credentials: \(summary)")
+        XCTAssertGreaterThanOrEqual(summary["videoAfterRestore"] as? Int ?? 0, 25, "pictures decoded after the restore: \(summary)")
+        XCTAssertFalse(cli.output.contains { $0.contains("\"connectFailed\"") || $0.contains("\"connectionLost\"") || $0.contains("\"reconnectStarted\"") },
+                       "no failure, no reconnect: \(cli.output.suffix(5))")
+    }
+
     /// RFC 9725 §4.3.1: an endpoint that answers the first PATCH with 405 does no trickle ICE.
     /// It gets no second PATCH, the push does not fail, and ICE connects without the
     /// candidates (the endpoint learns our address from our checks).

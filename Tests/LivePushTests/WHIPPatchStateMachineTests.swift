@@ -80,7 +80,9 @@ final class WHIPPatchStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.next(now: 8_000_000), .restartICE)
         XCTAssertEqual(machine.next(now: 9_000_000), .wait(until: nil), "one restart at a time")
         machine.restarted(.applied, now: 9_000_000)
-        XCTAssertEqual(machine.next(now: 9_500_000), .wait(until: 9_000_000 + Machine.restartAfter), "the new credentials get their time")
+        XCTAssertEqual(machine.next(now: 9_500_000), .wait(until: nil), "the new credentials get their time")
+        machine.ice(.lost, now: 9_500_000)
+        XCTAssertEqual(machine.next(now: 9_600_000), .wait(until: 9_500_000 + Machine.restartAfter), "counted from the next loss")
         machine.ice(.connected, now: 9_600_000)
         XCTAssertEqual(machine.next(now: 20_000_000), .wait(until: nil))
         XCTAssertEqual(machine.restarts, 0, "a connection resets the count")
@@ -114,6 +116,7 @@ final class WHIPPatchStateMachineTests: XCTestCase {
             now += Machine.restartAfter
             XCTAssertEqual(machine.next(now: now), .restartICE)
             machine.restarted(.applied, now: now)
+            machine.ice(.lost, now: now)
         }
         now += Machine.restartAfter
         XCTAssertEqual(machine.next(now: now), .repost)

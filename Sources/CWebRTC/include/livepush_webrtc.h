@@ -74,6 +74,16 @@ int lp_webrtc_set_answer(lp_webrtc *peer, const char *sdp, char **error);
 int lp_webrtc_push(lp_webrtc *peer, int layer, const uint8_t *data, size_t size, int64_t pts_us,
                    int64_t duration_us, int keyframe);
 
+/* ICE restart (RFC 8445 §9): libnice's stream gets new local credentials and checks again
+ * once lp_webrtc_set_remote_ice gives it the endpoint's; the DTLS session, RTP and RTCP go on
+ * over the pair it selects next (no new offer: webrtcbin 1.22 makes none with new
+ * credentials). On success *ufrag, *pwd and *candidates (our local candidates, "candidate:..."
+ * one per line) are malloc'd: free each with lp_webrtc_free_string. -1 with *error otherwise. */
+int lp_webrtc_restart_ice(lp_webrtc *peer, char **ufrag, char **pwd, char **candidates, char **error);
+
+/* The endpoint's credentials after a restart, and its candidates ("candidate:...", one per line). */
+int lp_webrtc_set_remote_ice(lp_webrtc *peer, const char *ufrag, const char *pwd, const char *candidates, char **error);
+
 typedef struct {
     /* From the peer's receiver reports on our video (audio when there is no video). */
     int has_report;
@@ -86,6 +96,9 @@ typedef struct {
     unsigned pli_count;
     unsigned fir_count;
     unsigned nack_count;
+    /* The sum, over the receiver reports' sources, of the extended highest sequence number
+     * received: it grows while the peer gets our RTP, and stands still when the path is cut. */
+    uint64_t highest_sequence_received;
 } lp_webrtc_stats;
 
 /* webrtcbin's statistics, waited for at most timeout_ms. 0 on success. */

@@ -37,7 +37,7 @@ extension PushOutput {
             peer.close()
             throw error
         }
-        return WHIPConnection(peer: peer, layers: max(1, layers.count), client: client, session: session, clock: clock)
+        return WHIPConnection(peer: peer, layers: max(1, layers.count), client: client, session: session, offer: offer, clock: clock)
     }
 
     /// Sends the candidates gathered after the offer by PATCH, as the machine decides, until ICE

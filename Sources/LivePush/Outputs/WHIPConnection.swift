@@ -20,7 +20,8 @@ final class WHIPConnection: OutputConnection {
 
     let peer: WebRTCPeer
     private let client: WHIPClient
-    private let session: WHIPSession
+    /// ICE restarts by PATCH when the path is lost (RFC 9725 §4.4); it holds the session.
+    private let restarts: WHIPICERestarts
     private(set) var bytesSent: Int64 = 0
     private var rater = NetworkQualityRater()
     /// The push's clock: the statistics' turns and how long the peer has sent no report.
@@ -32,11 +33,12 @@ final class WHIPConnection: OutputConnection {
     /// What the service turns found for the output to act on.
     private(set) var link = WebRTCLinkStats()
 
-    init(peer: WebRTCPeer, layers: Int, client: WHIPClient, session: WHIPSession, clock: any MonotonicClock) {
+    /// `offer`: ours, whose first media section an ICE restart's PATCH repeats.
+    init(peer: WebRTCPeer, layers: Int, client: WHIPClient, session: WHIPSession, offer: String, clock: any MonotonicClock) {
         self.peer = peer
         self.layers = layers
         self.client = client
-        self.session = session
+        restarts = WHIPICERestarts(peer: peer, client: client, session: session, offer: offer, clock: clock)
         self.clock = clock
         started = clock.now().microseconds
     }
@@ -77,15 +79,24 @@ final class WHIPConnection: OutputConnection {
     var hasUnwrittenBytes: Bool { false }
     var transportBacklog: Int64 { 0 }
 
-    /// Every turn: the connection's state (a failed ICE or DTLS ends it). Every second: the
+    /// Every turn: the connection's state (a failed DTLS ends it; a lost ICE path is
+    /// restarted, and ends it only when restarts cannot bring it back). Every second: the
     /// peer's statistics, rated.
     func serviceIncoming() throws(LivePushError) -> UInt32? {
-        _ = try peer.check()
+        let seen = try peer.check(iceFailureIsFatal: false)
         link.keyframeRequests += peer.takeKeyframeRequests()
         let now = clock.now().microseconds
-        guard now - lastStatistics >= Self.statisticsInterval.microseconds else { return nil }
+        guard now - lastStatistics >= Self.statisticsInterval.microseconds else {
+            if let lost = restarts.turn(ice: seen.ice, stats: nil, now: now) { throw lost }
+            return nil
+        }
         lastStatistics = now
-        if let stats = peer.statistics(), stats.has_report != 0 {
+        let stats = peer.statistics()
+        if let lost = restarts.turn(ice: seen.ice, stats: stats.map { ($0.highest_sequence_received, $0.packets_sent) }, now: now) {
+            throw lost
+        }
+        link.iceRestarts = restarts.applied
+        if let stats, stats.has_report != 0 {
             link.fractionLost = stats.fraction_lost
             link.roundTripSeconds = stats.round_trip_seconds
             link.jitterSeconds = stats.jitter_seconds
@@ -115,10 +126,11 @@ final class WHIPConnection: OutputConnection {
 
     func waitUntilWritable(timeout: Duration) {}
 
-    /// Ends the WHIP session (DELETE, as RFC 9725 asks) and the peer.
+    /// Ends the WHIP session (DELETE, as RFC 9725 asks) and the peer (once a running ICE
+    /// restart has ended).
     func close(graceful: Bool) {
-        _ = try? client.delete(session)
-        peer.close()
+        _ = try? client.delete(restarts.session)
+        restarts.closePeer()
     }
 }
 
@@ -138,6 +150,9 @@ public struct WebRTCLinkStats: Sendable, Equatable {
     public var packetsSent: Int64 = 0
     /// NACKs received.
     public var nacks = 0
+    /// ICE restarts the endpoint accepted (RFC 9725 §4.4): each one a path lost and found
+    /// again without a new session.
+    public var iceRestarts = 0
     /// Keyframe requests (PLI, FIR) since the last reading.
     var keyframeRequests = 0
     var qualityChanged = false

@@ -82,6 +82,20 @@ struct WHIPClient: Sendable {
         }
     }
 
+    /// PATCHes an ICE restart (RFC 9725 §4.4): the fragment with new credentials and our
+    /// candidates, `If-Match: "*"` as the RFC asks. A 200 carries the endpoint's new credentials
+    /// (its text, for ``ICERestartAnswer``) and the session's new ETag; 405, 422 and 501 say it
+    /// does no restarts.
+    func restartICE(_ session: WHIPSession, sdpFragment: String) throws(LivePushError) -> WHIPRestartResult {
+        let fields = [("Content-Type", "application/trickle-ice-sdpfrag"), ("If-Match", "\"*\"")]
+        let (response, url) = try send("PATCH", to: session.resource, fields: fields, body: sdpFragment)
+        switch response.status {
+        case 200: return .restarted(fragment: response.text, etag: response.value(of: "ETag").flatMap(Self.headerSafe))
+        case 405, 422, 501: return .notSupported
+        default: throw failure(response, from: url, expecting: "200 OK with the endpoint's new ICE credentials")
+        }
+    }
+
     /// DELETEs the session: the endpoint frees it at once instead of at its ICE timeout.
     func delete(_ session: WHIPSession) throws(LivePushError) {
         let (response, url) = try send("DELETE", to: session.resource, fields: [], body: nil)

@@ -8,8 +8,10 @@ import Synchronization
 /// (under `state`, a `Mutex`) and announce (`changed`, a ``ProgressSignal``).
 ///
 /// `@unchecked Sendable` only because it wraps a C handle (webrtcbin's peer, which GStreamer's
-/// threads call back into): the handle is used by one thread at a time, the connection worker
-/// while connecting, then the output's send loop.
+/// threads call back into): the handle is used by the connection worker while connecting, then
+/// by the output's send loop, and by an ICE restart's job on a connection worker
+/// (``restartICE()``, ``setRemoteICE(_:)``: webrtcbin's signals and libnice's agent, both
+/// locked inside), which ``WHIPICERestarts`` lets finish before the peer is closed.
 final class WebRTCPeer: @unchecked Sendable {
     /// webrtcbin's numbering (GstWebRTCICEConnectionState, GstWebRTCPeerConnectionState,
     /// GstWebRTCDTLSTransportState).
@@ -116,11 +118,35 @@ final class WebRTCPeer: @unchecked Sendable {
         }
     }
 
-    /// The state now; throws once the connection has failed.
-    func check() throws(LivePushError) -> State {
+    /// The state now; throws once the connection has failed. `iceFailureIsFatal` false: a
+    /// failed ICE is left to the caller (a published session restarts it, ``WHIPICERestarts``).
+    func check(iceFailureIsFatal: Bool = true) throws(LivePushError) -> State {
         let now = state.withLock { $0 }
-        if let failure = Self.failure(in: now) { throw failure }
+        if let failure = Self.failure(in: now), iceFailureIsFatal || failure.code != .iceFailed { throw failure }
         return now
+    }
+
+    /// Our side of an ICE restart: libnice's stream restarted with new credentials, returned
+    /// with our local candidates (each `candidate:...`) for the PATCH.
+    func restartICE() throws(LivePushError) -> (ufrag: String, password: String, candidates: [String]) {
+        var ufrag: UnsafeMutablePointer<CChar>?, password: UnsafeMutablePointer<CChar>?, candidates: UnsafeMutablePointer<CChar>?
+        var failure: UnsafeMutablePointer<CChar>?
+        guard let handle, lp_webrtc_restart_ice(handle, &ufrag, &password, &candidates, &failure) == 0,
+              let newUfrag = Self.take(ufrag), let newPassword = Self.take(password), let lines = Self.take(candidates) else {
+            _ = (Self.take(ufrag), Self.take(password), Self.take(candidates))
+            throw LivePushError(.iceFailed, Self.take(failure) ?? "the ICE restart failed")
+        }
+        return (newUfrag, newPassword, lines.split(separator: "\n").map(String.init))
+    }
+
+    /// The endpoint's side of an ICE restart: its new credentials and its candidates; libnice
+    /// checks again and nominates a pair.
+    func setRemoteICE(_ answer: ICERestartAnswer) throws(LivePushError) {
+        guard let handle else { return }
+        var failure: UnsafeMutablePointer<CChar>?
+        // One per line: ICERestartAnswer keeps only printable ASCII.
+        let result = lp_webrtc_set_remote_ice(handle, answer.ufrag, answer.password, answer.candidates.joined(separator: "\n"), &failure)
+        guard result == 0 else { throw LivePushError(.iceFailed, Self.take(failure) ?? "the endpoint's ICE credentials were refused") }
     }
 
     /// Takes the candidates gathered since the last call, and whether gathering has ended.

@@ -8,6 +8,15 @@ PATCH  /whip/resource/ID    405 (PATCH-405 ID is printed): no trickle ICE or ICE
                             application/trickle-ice-sdpfrag whose If-Match is the ETag: its
                             candidates are added (aiortc's addIceCandidate), 204, and
                             PATCH ID {...} says what came (412 on another If-Match).
+With --restart, a PATCH with If-Match "*" and a new ice-ufrag is an ICE restart (RFC 9725 §4.4):
+aiortc has none, so its aioice connection takes new local credentials and the publisher's new
+ones in place (it then answers only checks under the new ones), and the 200 carries them, the
+answer's candidates and a new ETag; RESTART ID {...} says what came. With --relay and
+--cut-at S, the relay drops every datagram both ways from S seconds after the POST until a
+restart has been answered (CUT and RESTORED are printed): a path cut and restored that ICE, DTLS
+and RTCP all see (the test machines have no sch_netem, no iptables, and a veth link set down
+still delivers to its own address). The SUMMARY counts the checks answered under the new
+credentials (restartChecks).
 At each POST it prints OFFER ID {...}: the offer's a=simulcast and a=rid lines and how many
 candidates it had. With --one-layer, only the simulcast layer r0 is taken (by its RID; without
 RIDs, the first SSRC of a payload type): aiortc has no simulcast, and would feed every SSRC of
@@ -32,6 +41,8 @@ parser.add_argument("--relay", action="store_true",
                     help="put a UDP relay of ours between the publisher and aiortc (its candidates replaced by the relay's)")
 parser.add_argument("--loss", default="", help="with --relay: FROM:TO:PERCENT, seconds after the POST, e.g. 4:10:30")
 parser.add_argument("--trickle", action="store_true", help="accept trickle-ICE PATCHes (RFC 8840)")
+parser.add_argument("--restart", action="store_true", help="with --trickle: accept ICE restarts by PATCH (RFC 9725 4.4)")
+parser.add_argument("--cut-at", type=float, help="with --relay: cut the path this many seconds after the POST, until a restart")
 parser.add_argument("--one-layer", action="store_true", help="take the RTP of the first video SSRC only (a simulcast publisher)")
 args = parser.parse_args()
 
@@ -119,7 +130,9 @@ async def post_endpoint(request):
     rid = uuid.uuid4().hex[:8]
     pc = RTCPeerConnection()
     recorder = MediaRecorder(f"{args.out}-{rid}.mkv")
-    session = {"pc": pc, "recorder": recorder, "tracks": [], "posted": time.monotonic()}
+    session = {"pc": pc, "recorder": recorder, "tracks": [], "posted": time.monotonic(), "etag": f'"{rid}"',
+               "remote_ufrag": re.search(r"a=ice-ufrag:(\S+)", offer).group(1) if "a=ice-ufrag:" in offer else None,
+               "restarts": 0, "restart_checks": 0}
     sessions[rid] = session
 
     @pc.on("iceconnectionstatechange")
@@ -142,7 +155,8 @@ async def post_endpoint(request):
     answer = pc.localDescription.sdp
     if args.relay:
         answer, session["relay"] = await relay_answer(answer, session["posted"])
-    headers = {"Location": f"/whip/resource/{rid}", "Content-Type": "application/sdp", "ETag": f'"{rid}"'}
+    session["answer_candidates"] = [l for l in answer.splitlines() if l.startswith("a=candidate:")]
+    headers = {"Location": f"/whip/resource/{rid}", "Content-Type": "application/sdp", "ETag": session["etag"]}
     return web.Response(status=201, text=answer, headers=headers)
 
 
@@ -154,11 +168,18 @@ class Relay(asyncio.DatagramProtocol):
     def __init__(self, target, started, window):
         self.target, self.started, self.window, self.publisher = target, started, window, None
         self.forwarded = self.dropped = 0
+        self.cut_at = args.cut_at
+        self.cut = False
 
     def connection_made(self, transport):
         self.transport = transport
 
     def lossy(self):
+        if self.cut_at is not None and time.monotonic() - self.started >= self.cut_at:
+            self.cut_at, self.cut = None, True
+            say("CUT", round(time.monotonic() - self.started, 2))
+        if self.cut:
+            return True
         if not self.window:
             return False
         start, end, percent = self.window
@@ -227,6 +248,10 @@ async def finish(rid, session):
         summary["rids"], summary["mids"] = dict(rids), dict(mids)
     if session.get("relay"):
         summary["relayed"], summary["dropped"] = session["relay"].forwarded, session["relay"].dropped
+    if args.restart:
+        summary["restarts"], summary["restartChecks"] = session["restarts"], session["restart_checks"]
+        if "video_at_restore" in session:
+            summary["videoAfterRestore"] = summary.get("video", 0) - session["video_at_restore"]
     say("SUMMARY", json.dumps(summary))
 
 
@@ -249,12 +274,15 @@ async def patch_resource(request):
     session = sessions.get(rid)
     if not session:
         return web.Response(status=404)
-    if request.headers.get("If-Match") != f'"{rid}"':
+    if args.restart and request.headers.get("If-Match") == '"*"':
+        return await restart_ice(rid, session, (await request.text())[:65536])
+    if request.headers.get("If-Match") != session["etag"]:
         say("PATCH-REFUSED", rid, request.headers.get("If-Match", "")[:20])
         return web.Response(status=412)
     fragment = (await request.text())[:65536]
     candidates = [l[2:] for l in fragment.splitlines() if l.startswith("a=candidate:")]
-    for line in candidates:
+    # Behind the relay, aiortc must not learn the publisher's own addresses (see post_endpoint).
+    for line in candidates if not args.relay else []:
         candidate = candidate_from_sdp(line.split(":", 1)[1])
         candidate.sdpMLineIndex = 0
         await session["pc"].addIceCandidate(candidate)
@@ -264,6 +292,58 @@ async def patch_resource(request):
                                   "candidates": len(candidates), "end": "a=end-of-candidates" in fragment,
                                   "ufrag": any(l.startswith("a=ice-ufrag:") for l in fragment.splitlines())}))
     return web.Response(status=204)
+
+
+async def restart_ice(rid, session, fragment):
+    """An ICE restart (RFC 9725 4.4) on aiortc's aioice connection, which has none: new local
+    credentials and the publisher's new ones in place; pairs, sockets and DTLS stay."""
+    found = {k: re.search(rf"^a={k}:(\S+)", fragment, re.M) for k in ("ice-ufrag", "ice-pwd")}
+    if not all(found.values()) or found["ice-ufrag"].group(1) == session["remote_ufrag"]:
+        say("RESTART-REFUSED", rid)
+        return web.Response(status=400)
+    connection = session["pc"].getTransceivers()[0].sender.transport.transport._connection
+    ufrag, pwd = found["ice-ufrag"].group(1), found["ice-pwd"].group(1)
+    connection.remote_username, connection.remote_password = ufrag, pwd
+    connection._local_username = "".join(random.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=8))
+    connection._local_password = "".join(random.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=24))
+    if not session["restarts"]:
+        check_incoming = connection.check_incoming
+
+        def counting(message, addr, protocol):
+            # Called only for a check that authenticated: under the new credentials now.
+            session["restart_checks"] += 1
+            return check_incoming(message, addr, protocol)
+
+        connection.check_incoming = counting
+    session["restarts"] += 1
+    session["remote_ufrag"] = ufrag
+    session["etag"] = f'"{rid}-{session["restarts"]}"'
+    candidates = [l for l in fragment.splitlines() if l.startswith("a=candidate:")]
+    say("RESTART", rid, json.dumps({"ufrag": ufrag, "candidates": len(candidates), "end": "a=end-of-candidates" in fragment,
+                                    "contentType": "application/trickle-ice-sdpfrag"}))
+    # What a receiver does after an outage, which aiortc does not: forget the packets lost in
+    # it. aiortc's video jitter buffer otherwise waits for the first one until 512 packets
+    # have come after it (17 s of the test's clip), and its NACKs cover only the last 128.
+    from aiortc.jitterbuffer import JitterBuffer
+    from aiortc.rtcrtpreceiver import NackGenerator
+    for transceiver in session["pc"].getTransceivers():
+        receiver = transceiver.receiver
+        if transceiver.kind == "video":
+            buffer = receiver._RTCRtpReceiver__jitter_buffer
+            receiver._RTCRtpReceiver__jitter_buffer = JitterBuffer(capacity=buffer.capacity, is_video=True)
+            receiver._RTCRtpReceiver__nack_generator = NackGenerator()
+    relay = session.get("relay")
+    if relay and relay.cut:
+        relay.cut = False
+        session["video_at_restore"] = sum(t.frames for t in session["tracks"] if t.kind == "video")
+        say("RESTORED", round(time.monotonic() - relay.started, 2))
+    mid = re.search(r"^a=mid:(\S+)", fragment, re.M)
+    body = [next((l for l in fragment.splitlines() if l.startswith("m=")), "m=video 9 UDP/TLS/RTP/SAVPF 96")]
+    body += [f"a=mid:{mid.group(1)}"] if mid else []
+    body += [f"a=ice-ufrag:{connection.local_username}", f"a=ice-pwd:{connection.local_password}"]
+    body += session["answer_candidates"] + ["a=end-of-candidates"]
+    return web.Response(status=200, text="\r\n".join(body) + "\r\n", content_type="application/trickle-ice-sdpfrag",
+                        headers={"ETag": session["etag"]})
 
 
 async def main():

@@ -6,8 +6,8 @@
 struct TrickleFragment: Sendable, Equatable {
     let mediaLine: String
     let mid: String?
-    let ufrag: String
-    let password: String
+    private(set) var ufrag: String
+    private(set) var password: String
 
     /// What the fragments of `offer` repeat; nil when the offer has no media or ICE credentials.
     init?(offer: String) {
@@ -27,6 +27,15 @@ struct TrickleFragment: Sendable, Equatable {
         mid = value("mid", in: section)
         self.ufrag = ufrag
         self.password = password
+    }
+
+    /// The same section with an ICE restart's new credentials (RFC 9725 §4.4: a restart's
+    /// PATCH is this fragment with them and every candidate).
+    func restarted(ufrag: String, password: String) -> TrickleFragment {
+        var fragment = self
+        fragment.ufrag = ufrag
+        fragment.password = password
+        return fragment
     }
 
     /// The body for `candidates` (each `candidate:...`, as webrtcbin gives them), ended by

@@ -14,9 +14,8 @@
 /// ICE restart (RFC 9725 §4.4): when ICE has been failed or disconnected for ``restartAfter``,
 /// or the app reported a network change, one restart is due: a new offer's ICE credentials by
 /// PATCH. An endpoint that refuses it (405, 501, or any failure) gets a new POST instead, as
-/// does a session whose ``maxRestarts`` restarts did not bring ICE back. (Only the trickle
-/// decisions are driven today: GStreamer 1.22's webrtcbin makes no offer with new ICE
-/// credentials, so a lost connection still gets a new POST; see docs/transports.md.)
+/// does a session whose ``maxRestarts`` restarts did not bring ICE back. Trickling is driven
+/// while the output connects (``PushOutput``), restarts once it publishes (``WHIPICERestarts``).
 struct WHIPPatchStateMachine: Sendable, Equatable {
     /// What the driver does now.
     enum Decision: Sendable, Equatable {
@@ -120,8 +119,11 @@ struct WHIPPatchStateMachine: Sendable, Equatable {
             repostDue = true
             return
         }
-        // The new credentials get their own time to connect before another restart.
-        if lostSince != nil { lostSince = now }
+        // The new credentials get their own time to connect: the loss is counted again from
+        // the next time the driver reports it (ICE failed again, or its path watch's fresh
+        // window ran out), not from the first loss, so a restart is not repeated while its
+        // checks and the endpoint's next receiver report are on their way.
+        lostSince = nil
     }
 
     // MARK: - Decision
