@@ -51,7 +51,7 @@ final class WHIPICERestarts: Sendable {
     /// One service turn: ICE's state and, once a second, the statistics. Returns the error that
     /// ends the connection when the session is lost for PATCH (a new POST is due).
     func turn(ice: WebRTCPeer.ICEState, stats: (highestSequence: UInt64, packetsSent: UInt64)?, now: Int64) -> LivePushError? {
-        let start: Bool = state.withLock { state in
+        let (start, repost, why): (Bool, Bool, String?) = state.withLock { state in
             var input: WHIPPatchStateMachine.ICE?
             if ice == .failed || ice == .disconnected {
                 input = .lost
@@ -61,16 +61,17 @@ final class WHIPICERestarts: Sendable {
                 if input == .checking, !state.watch.judges, ice == .connected || ice == .completed { input = .connected }
             }
             if let input { state.machine.ice(input, now: now) }
-            guard !state.running, state.machine.next(now: now) == .restartICE else { return false }
-            state.running = true
-            return true
+            switch state.machine.next(now: now) {
+            case .restartICE:
+                state.running = true
+                return (true, false, nil)
+            case .repost: return (false, true, state.lastFailure)
+            case .trickle, .wait: return (false, false, nil)
+            }
         }
         if start { _ = ConnectionWorkers.shared.run { self.restart() } }
-        if state.withLock({ $0.machine.next(now: now) }) == .repost {
-            let why = state.withLock { $0.lastFailure }
-            return LivePushError(.iceFailed, "the WebRTC path was lost and ICE restarts did not bring it back" + (why.map { " (\($0))" } ?? ""))
-        }
-        return nil
+        guard repost else { return nil }
+        return LivePushError(.iceFailed, "the WebRTC path was lost and ICE restarts did not bring it back" + (why.map { " (\($0))" } ?? ""))
     }
 
     /// Closes the peer now, or when the running restart ends.
