@@ -78,6 +78,40 @@ final class WHIPTrickleTests: NginxTestCase {
                        "no failure, no reconnect: \(cli.output.suffix(5))")
     }
 
+    /// The same restart after a real cut: the endpoint in a namespace of its own, the veth link
+    /// between the two set down for 7 s and up again. A cut link takes the signalling with it,
+    /// so the first restart's PATCH finds no route and is tried again 2 s later; once the link
+    /// is back, one gets through and the media resumes in the same session: one POST.
+    func testAnICERestartAfterTheLinkIsCutAndRestoredKeepsTheSession() async throws {
+        let namespace = try NetworkNamespace(peer: true)
+        let path = try clip.make(in: dir, seconds: 18)
+        let endpoint = try await startWHIPEndpoint(in: namespace, inPeer: true, token: "token-cut", extra: ["--trickle", "--restart"])
+        defer { if endpoint.process.isRunning { kill(endpoint.process.processIdentifier, SIGKILL) } }
+        let cli = try runInNamespace(namespace, ["push", path, endpoint.url, "--whip-token", "token-cut", "--json"])
+        defer { if cli.isRunning { kill(cli.processIdentifier, SIGKILL) } }
+        let connected = await endpoint.process.awaitLine(timeout: .seconds(30)) {
+            $0.hasPrefix("ICE ") && ($0.hasSuffix("completed") || $0.hasSuffix("connected"))
+        }
+        XCTAssertNotNil(connected, "ICE connected across the veth: \(endpoint.process.output)")
+        // When to cut and for how long are the test's inputs, not measurements.
+        try await Task.sleep(for: .seconds(2))
+        try namespace.setLink(up: false)
+        try await Task.sleep(for: .seconds(7))
+        try namespace.setLink(up: true)
+        let restart = await endpoint.process.awaitLine(timeout: .seconds(20)) { $0.hasPrefix("RESTART ") }
+        XCTAssertNotNil(restart, "an ICE restart came by PATCH once the link was back: \(endpoint.process.output)")
+        let exit = await cli.awaitExit(timeout: .seconds(60))
+        XCTAssertEqual(exit, 0, cli.standardError)
+        let summary = try await endpoint.process.awaitSummary()
+        let lines = endpoint.process.output
+        print("WHIPTrickleTests(link cut): \(lines.filter { !$0.hasPrefix("PATCH ") }), endpoint \(summary)")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("POSTED ") }.count, 1, "one session, no new POST: \(lines)")
+        XCTAssertGreaterThan(summary["restartChecks"] as? Int ?? 0, 0, "libnice checked under the new credentials: \(summary)")
+        XCTAssertGreaterThanOrEqual(summary["videoAfterRestore"] as? Int ?? 0, 25, "pictures decoded after the restart: \(summary)")
+        XCTAssertFalse(cli.output.contains { $0.contains("\"connectFailed\"") || $0.contains("\"connectionLost\"") || $0.contains("\"reconnectStarted\"") },
+                       "no failure, no reconnect: \(cli.output.filter { !$0.contains("\"stats\"") })")
+    }
+
     /// RFC 9725 §4.3.1: an endpoint that answers the first PATCH with 405 does no trickle ICE.
     /// It gets no second PATCH, the push does not fail, and ICE connects without the
     /// candidates (the endpoint learns our address from our checks).

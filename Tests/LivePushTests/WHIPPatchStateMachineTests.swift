@@ -122,6 +122,35 @@ final class WHIPPatchStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.next(now: now), .repost)
     }
 
+    /// A cut link takes the PATCH with it: the restart is tried again after `restartAfter`,
+    /// not given up for a new POST, until the budget is spent.
+    func testARestartThatCannotReachTheEndpointIsTriedAgainWithinTheBudget() {
+        var machine = Machine(trickle: false)
+        machine.ice(.lost, now: 0)
+        var now = Machine.restartAfter
+        XCTAssertEqual(machine.next(now: now), .restartICE)
+        machine.restarted(.unreachable, now: now)
+        XCTAssertEqual(machine.next(now: now + 1), .wait(until: now + Machine.restartAfter), "no new POST yet")
+        for _ in 1..<Machine.maxRestarts {
+            now += Machine.restartAfter
+            XCTAssertEqual(machine.next(now: now), .restartICE)
+            machine.restarted(.unreachable, now: now)
+        }
+        now += Machine.restartAfter
+        XCTAssertEqual(machine.next(now: now), .repost, "the budget is spent")
+    }
+
+    func testARestartThatReachesTheEndpointAfterAnUnreachableOneIsApplied() {
+        var machine = Machine(trickle: false)
+        machine.ice(.lost, now: 0)
+        XCTAssertEqual(machine.next(now: Machine.restartAfter), .restartICE)
+        machine.restarted(.unreachable, now: Machine.restartAfter)
+        XCTAssertEqual(machine.next(now: 2 * Machine.restartAfter), .restartICE)
+        machine.restarted(.applied, now: 2 * Machine.restartAfter)
+        machine.ice(.connected, now: 2 * Machine.restartAfter + 1)
+        XCTAssertEqual(machine.next(now: 3 * Machine.restartAfter), .wait(until: nil))
+    }
+
     func testTheFragmentCarriesTheFirstSectionsCredentialsAndTheCandidates() throws {
         let offer = """
         v=0\r

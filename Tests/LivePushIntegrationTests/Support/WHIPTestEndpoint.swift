@@ -9,19 +9,22 @@ extension NginxTestCase {
         let url: String
     }
 
-    /// aiortc's endpoint, listening in `namespace`; `extra`: its options (--relay, --trickle, --one-layer).
-    func startWHIPEndpoint(in namespace: NetworkNamespace, token: String?, tokenFile: String? = nil,
+    /// aiortc's endpoint, listening in `namespace` (on 127.0.0.1), or in its peer namespace (on
+    /// the veth's other end) with `inPeer`; `extra`: its options (--relay, --trickle, --one-layer).
+    func startWHIPEndpoint(in namespace: NetworkNamespace, inPeer: Bool = false, token: String?, tokenFile: String? = nil,
                            extra: [String] = []) async throws -> WHIPEndpoint {
         let python = try PythonTools.python(with: ["aiortc", "aiohttp"])
         let script = TestMedia.repositoryRoot.appendingPathComponent("Tests/LivePushIntegrationTests/Support/whip_endpoint.py").path
         let port = Int.random(in: 20_000...40_000)
         let credential = token.map { ["--token", $0] } ?? ["--token-file", tokenFile ?? ""]
-        let (executable, arguments) = namespace.command(python, [script, "--host", "127.0.0.1", "--port", "\(port)"] + credential
-                                                        + ["--out", dir.appendingPathComponent("whip").path] + extra)
+        let host = inPeer ? NetworkNamespace.peerAddress : "127.0.0.1"
+        let command = inPeer ? namespace.peerCommand : namespace.command
+        let (executable, arguments) = command(python, [script, "--host", host, "--port", "\(port)"] + credential
+                                              + ["--out", dir.appendingPathComponent("whip").path] + extra)
         let process = try RunningCLI(executable: executable, arguments)
         let listening = await process.awaitLine(timeout: .seconds(60)) { $0.hasPrefix("LISTENING") }
         try XCTSkipIf(listening == nil, "the aiortc endpoint did not start: \(process.standardError)")
-        return WHIPEndpoint(process: process, url: "http://127.0.0.1:\(port)/whip/endpoint")
+        return WHIPEndpoint(process: process, url: "http://\(host):\(port)/whip/endpoint")
     }
 
     /// The CLI with `arguments`, in `namespace`, with `environment` added to its own.

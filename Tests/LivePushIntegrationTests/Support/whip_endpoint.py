@@ -13,9 +13,9 @@ aiortc has none, so its aioice connection takes new local credentials and the pu
 ones in place (it then answers only checks under the new ones), and the 200 carries them, the
 answer's candidates and a new ETag; RESTART ID {...} says what came. With --relay and
 --cut-at S, the relay drops every datagram both ways from S seconds after the POST until a
-restart has been answered (CUT and RESTORED are printed): a path cut and restored that ICE, DTLS
-and RTCP all see (the test machines have no sch_netem, no iptables, and a veth link set down
-still delivers to its own address). The SUMMARY counts the checks answered under the new
+restart has been answered (CUT and RESTORED are printed): a media path cut and restored that ICE,
+DTLS and RTCP all see while HTTP goes on (the test machines have no sch_netem and no iptables; a
+cut of everything is the test's veth link between two namespaces, set down and up). The SUMMARY counts the checks answered under the new
 credentials (restartChecks).
 At each POST it prints OFFER ID {...}: the offer's a=simulcast and a=rid lines and how many
 candidates it had. With --one-layer, only the simulcast layer r0 is taken (by its RID; without
@@ -333,7 +333,11 @@ async def restart_ice(rid, session, fragment):
             receiver._RTCRtpReceiver__jitter_buffer = JitterBuffer(capacity=buffer.capacity, is_video=True)
             receiver._RTCRtpReceiver__nack_generator = NackGenerator()
     relay = session.get("relay")
-    if relay and relay.cut:
+    if not relay:
+        # A link cut outside (the test's veth set down and up): count the pictures after the
+        # last restart answered.
+        session["video_at_restore"] = sum(t.frames for t in session["tracks"] if t.kind == "video")
+    elif relay.cut:
         relay.cut = False
         session["video_at_restore"] = sum(t.frames for t in session["tracks"] if t.kind == "video")
         say("RESTORED", round(time.monotonic() - relay.started, 2))

@@ -27,6 +27,10 @@ final class WHIPICERestarts: Sendable {
         var lastFailure: String?
     }
 
+    /// Errors that say the PATCH never reached the endpoint: the link is down, not the endpoint
+    /// unwilling, so the restart is tried again.
+    private static let unreachable: Set<LivePushError.Code> = [.connectFailed, .connectionRefused, .hostNotFound, .connectionLost]
+
     private let state: Mutex<State>
     private let peer: WebRTCPeer
     private let client: WHIPClient
@@ -90,7 +94,7 @@ final class WHIPICERestarts: Sendable {
         do {
             outcome = try restartOnce()
         } catch {
-            outcome = .failed
+            outcome = Self.unreachable.contains(error.code) ? .unreachable : .failed
             failure = error.description
         }
         let close = state.withLock { state in

@@ -14,7 +14,8 @@
 /// ICE restart (RFC 9725 §4.4): when ICE has been failed or disconnected for ``restartAfter``,
 /// or the app reported a network change, one restart is due: a new offer's ICE credentials by
 /// PATCH. An endpoint that refuses it (405, 501, or any failure) gets a new POST instead, as
-/// does a session whose ``maxRestarts`` restarts did not bring ICE back. Trickling is driven
+/// does a session whose ``maxRestarts`` restarts did not bring ICE back. A PATCH that cannot
+/// reach the endpoint (the link is down) is tried again after ``restartAfter``, within that budget. Trickling is driven
 /// while the output connects (``PushOutput``), restarts once it publishes (``WHIPICERestarts``).
 struct WHIPPatchStateMachine: Sendable, Equatable {
     /// What the driver does now.
@@ -34,8 +35,11 @@ struct WHIPPatchStateMachine: Sendable, Equatable {
         case applied
         /// 405 or 501: the endpoint does not do it.
         case notSupported
-        /// Anything else: a refusal, a timeout.
+        /// Anything else: a refusal, a bad answer.
         case failed
+        /// The PATCH never reached the endpoint (no route, connect refused or timed out, the
+        /// connection lost): the network itself is down, so the restart is tried again later.
+        case unreachable
     }
 
     /// ICE as webrtcbin reports it, as far as the decisions go.
@@ -48,7 +52,9 @@ struct WHIPPatchStateMachine: Sendable, Equatable {
     /// (RFC 7675) declares a path dead after 30 s without answers, webrtcbin's disconnected
     /// comes after a few seconds; 2 s more rides out a passing blip.
     static let restartAfter: Int64 = 2_000_000
-    static let maxRestarts = 3
+    /// Restarts tried before a new POST, those that could not reach the endpoint included: at
+    /// ``restartAfter`` apart, a cut of some 10 s is ridden out.
+    static let maxRestarts = 5
 
     private(set) var trickling: Bool
     private var pending: [String] = []
@@ -115,6 +121,12 @@ struct WHIPPatchStateMachine: Sendable, Equatable {
     /// What the last ``Decision/restartICE`` PATCH came to.
     mutating func restarted(_ outcome: Outcome, now: Int64) {
         restartInFlight = false
+        if outcome == .unreachable {
+            // A cut link takes the signalling with it: the restart is due again once
+            // ``restartAfter`` has passed, within the same budget of ``maxRestarts``.
+            lostSince = now
+            return
+        }
         guard outcome == .applied else {
             repostDue = true
             return
