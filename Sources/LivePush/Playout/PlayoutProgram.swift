@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Synchronization
 
 /// The playout driver: asks the ``PlayoutTimeline`` what plays next, opens it (a ``ClipInput``
@@ -31,6 +32,13 @@ final class PlayoutProgram: InputSequence, Sendable {
         var openBreakID: UInt32?
         var announced: (name: String, id: UInt32)?
         var nextEventID: UInt32 = 1
+        /// The as-run log's state, from the channel's start; what airs next, once its output
+        /// time is known (``cues(forInputStartingAt:)``); seconds of the last entry played.
+        var ledger: AsRunLedger?
+        var nextOnAir: AsRunLedger.Item?
+        var lastPlayed: Double = 0
+        /// The schedule as planned (appended clips in, played one-time ads kept): the guide's.
+        var planned: PlayoutSchedule
     }
 
     private let state: Mutex<State>
@@ -39,6 +47,8 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// uses once the entry is on air (an input never runs them off the producer).
     private let stages: FrameStages
     private let report: @Sendable (PlayoutEvent) -> Void
+    /// Read once, when the channel starts: the wall-clock time of output time 0.
+    private let wallClock: any WallClock
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
     /// Whether the schedule has live entries (known at its start): see ``InputSequence/inputsMayWait``.
@@ -50,8 +60,9 @@ final class PlayoutProgram: InputSequence, Sendable {
     }
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
-         report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
-        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
+         wallClock: any WallClock = SystemWallClock(), report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
+        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule), planned: schedule))
+        self.wallClock = wallClock
         inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
@@ -76,6 +87,7 @@ final class PlayoutProgram: InputSequence, Sendable {
     func nextInputIsReady(after ended: any MediaInput, whenReady: @escaping @Sendable () -> Void) -> Bool {
         let played = (ended as? any PlayoutEntryInput)?.played ?? 0
         let opening = state.withLock { state -> OpeningInput? in
+            state.lastPlayed = played
             // Scheduled now while content played: the cut is where it really stopped.
             for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
             state.pendingNow = []
@@ -111,11 +123,31 @@ final class PlayoutProgram: InputSequence, Sendable {
         // thread (the app's, at the start).
         let opened = ahead?.take() ?? open(next)
         prepareNext()
+        let input: (any MediaInput)?
         switch opened {
-        case .success(let input):
-            return input
-        case .failure(let error):
-            return slate(for: next, seconds: next.duration, because: error)
+        case .success(let opened): input = opened
+        case .failure(let error): input = slate(for: next, seconds: next.duration, because: error)
+        }
+        var item = AsRunLedger.Item(id: next.id, kind: Self.asRunKind(next.kind), title: next.title, source: next.source)
+        if case .failure = opened { item.kind = .slate }
+        // On air once the switcher says where (its cues); underneath a break, it only runs on.
+        let records = state.withLock { state -> [AsRunRecord] in
+            guard state.ledger?.inBreak == true else {
+                state.nextOnAir = item
+                return []
+            }
+            return state.ledger?.entryStarted(item, at: nil) ?? []
+        }
+        for record in records { report(.aired(record)) }
+        return input
+    }
+
+    private static func asRunKind(_ kind: PlayoutEntry.Kind) -> AsRunRecord.Kind {
+        switch kind {
+        case .content: .content
+        case .ad: .ad
+        case .pod: .pod
+        case .slate: .slate
         }
     }
 
@@ -174,7 +206,21 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// At an entry's start: the return from the break before it, the cue-out of the break it
     /// opens (with the whole break's length), and the announcement of the next break, ahead.
     func cues(forInputStartingAt start: Int64) -> [AdCue] {
-        state.withLock { state -> [AdCue] in
+        var started: Int64?
+        var records: [AsRunRecord] = []
+        let cues = state.withLock { state -> [AdCue] in
+            if state.ledger == nil {
+                // The channel's start: output time 0 is now (refined at its first frame's release).
+                started = wallClock.nowMicroseconds - start
+                state.ledger = AsRunLedger(channelStart: started!)
+            }
+            defer {
+                if var item = state.nextOnAir {
+                    state.nextOnAir = nil
+                    if state.current?.adBreak != nil { item.eventID = state.openBreakID }
+                    records = state.ledger?.entryStarted(item, at: start) ?? []
+                }
+            }
             guard let entry = state.current else { return [] }
             var cues: [AdCue] = []
             func newID() -> UInt32 {
@@ -203,6 +249,32 @@ final class PlayoutProgram: InputSequence, Sendable {
             }
             return cues
         }
+        if let started { report(.channelStarted(Date(timeIntervalSince1970: Double(started) / 1e6))) }
+        for record in records { report(.aired(record)) }
+        return cues
+    }
+
+    func outputStarted(at time: Int64) {
+        let now = wallClock.nowMicroseconds
+        state.withLock { state in state.ledger?.anchor(channelStart: now - time) }
+    }
+
+    func breakStarted(_ opportunity: PlacementOpportunity, fill: String, source: String?, at time: Int64) {
+        let kind: AsRunRecord.Kind = opportunity.kind == .adBreak ? .ad : fill == "alternate" ? .alternate : .blackout
+        let item = AsRunLedger.Item(id: String(opportunity.id), kind: kind, title: opportunity.kind == .blackout ? "Blackout" : fill,
+                                    source: source ?? fill, eventID: opportunity.id)
+        let records = state.withLock { $0.ledger?.breakStarted(item, at: time) ?? [] }
+        for record in records { report(.aired(record)) }
+    }
+
+    func breakEnded(at time: Int64) {
+        let records = state.withLock { $0.ledger?.breakEnded(at: time) ?? [] }
+        for record in records { report(.aired(record)) }
+    }
+
+    func sequenceEnded(at time: Int64) {
+        let records = state.withLock { $0.ledger?.finished(at: time) ?? [] }
+        for record in records { report(.aired(record)) }
     }
 
     func inputSkipped(_ input: any MediaInput, unsent: [MediaPacket]) {
@@ -211,7 +283,17 @@ final class PlayoutProgram: InputSequence, Sendable {
 
     func inputFailed(_ input: any MediaInput, _ error: LivePushError) -> (any MediaInput)? {
         let played = (input as? any PlayoutEntryInput)?.played ?? 0
-        guard let entry = state.withLock({ $0.current }) else { return nil }
+        let (current, records) = state.withLock { state -> (PlayoutEntry?, [AsRunRecord]) in
+            // The slate goes on air where the entry stopped: its own time plus what it played.
+            guard let entry = state.current, let ledger = state.ledger, let start = ledger.entryStart else { return (state.current, []) }
+            let stopped = start + MediaTime(seconds: played).microseconds
+            var records = state.ledger?.entryFailed(at: stopped) ?? []
+            let slate = AsRunLedger.Item(id: entry.id, kind: .slate, title: entry.title, source: "slate")
+            records += state.ledger?.entryStarted(slate, at: stopped) ?? []
+            return (entry, records)
+        }
+        for record in records { report(.aired(record)) }
+        guard let entry = current else { return nil }
         return slate(for: entry, seconds: max(0, entry.duration - played), because: error)
     }
 
@@ -243,8 +325,7 @@ final class PlayoutProgram: InputSequence, Sendable {
         }
         report(.timelineChanged)
         if cutsContent {
-            prepareNext(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
-                                     adBreak: PlayoutTimeline.nowBreak))
+            prepareNext(PlayoutEntry(clip, kind: .ad, adBreak: PlayoutTimeline.nowBreak))
             state.withLock { $0.requestSkip }()
         } else {
             // What follows the entry on air may have changed: it opens now, while that entry plays.
@@ -253,14 +334,25 @@ final class PlayoutProgram: InputSequence, Sendable {
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
-        try state.withLock { state throws(LivePushError) in try state.timeline.appendContent(clip) }
+        try state.withLock { state throws(LivePushError) in
+            try state.timeline.appendContent(clip)
+            state.planned.content.append(clip)
+        }
         report(.timelineChanged)
         prepareNext()
     }
 
     func skip() {
+        state.withLock { $0.ledger?.skipRequested() }
         report(.timelineChanged)
         state.withLock { $0.requestSkip }()
+    }
+
+    /// The programme guide (XMLTV) from the channel's start (now, before it started).
+    func programmeGuide(channelID: String, displayName: String) -> String {
+        let (planned, start) = state.withLock { ($0.planned, $0.ledger?.channelStart) }
+        let programmes = XMLTVGuide.programmes(of: planned, from: start ?? wallClock.nowMicroseconds)
+        return XMLTVGuide.document(channelID: channelID, displayName: displayName, programmes: programmes)
     }
 
     /// The entry on air and the schedule as it stands.

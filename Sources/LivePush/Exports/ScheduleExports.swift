@@ -1,0 +1,50 @@
+/// A playout channel's paperwork: its programme guide (XMLTV, rewritten as the schedule
+/// changes) and its as-run log, fed with the channel's ``PlayoutEvent``s. Used by
+/// `livepush playout` (`--epg`, `--as-run`, `GET /epg.xml`, `GET /as-run`) and by each
+/// channel of `livepush channels`. The I/O is here; what to write is ``XMLTVGuide``'s and
+/// ``AsRunLedger``'s.
+package final class ScheduleExports: Sendable {
+    /// The XMLTV channel id and display name.
+    package let channelID: String
+    /// Where the guide is kept (nil: only served).
+    package let guidePath: String?
+    /// The as-run lines (and their file).
+    package let journal: AsRunJournal
+
+    /// Opens the as-run log (appending) when there is one; `scheduleExportFailed` when it cannot.
+    package init(channelID: String, guidePath: String?, asRunPath: String?) throws(LivePushError) {
+        self.channelID = channelID
+        self.guidePath = guidePath
+        journal = try AsRunJournal(path: asRunPath)
+    }
+
+    /// The guide of `control`'s channel now.
+    package func guide(_ control: PlayoutControl) -> String {
+        control.programmeGuide(channelID: channelID, displayName: channelID)
+    }
+
+    /// Writes the guide file (if any) from `control`.
+    package func writeGuide(_ control: PlayoutControl) throws(LivePushError) {
+        guard let guidePath else { return }
+        try GuideFile.write(guide(control), to: guidePath)
+    }
+
+    /// Acts on an event of the channel: an item that aired is logged; the guide is rewritten
+    /// when the channel starts and when its schedule changes. Returns what could not be written.
+    package func handle(_ event: PlayoutEvent, control: PlayoutControl?) -> LivePushError? {
+        switch event {
+        case .aired(let record):
+            return journal.append(record)
+        case .channelStarted, .timelineChanged:
+            guard let control else { return nil }
+            do throws(LivePushError) {
+                try writeGuide(control)
+            } catch {
+                return error
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
