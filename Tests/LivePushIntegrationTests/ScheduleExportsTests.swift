@@ -151,11 +151,15 @@ final class ScheduleExportsTests: NginxTestCase {
         let starts = try logged.map { try Self.seconds(iso: try XCTUnwrap($0["start"] as? String)) }
         XCTAssertEqual(starts[0], channelStart, accuracy: 0.002, "the first item starts the channel")
         let recorded = recording.starts
+        var worst = (start: 0.0, duration: 0.0)
         for index in 0..<6 {
             let duration = try XCTUnwrap(logged[index]["duration"] as? Double)
-            XCTAssertEqual(duration, Double(recording.segments[index].frames) / 25, accuracy: 0.08, "item \(index)'s duration")
+            let recordedDuration = Double(recording.segments[index].frames) / 25
+            XCTAssertEqual(duration, recordedDuration, accuracy: 0.08, "item \(index)'s duration")
             XCTAssertEqual(starts[index] - starts[0], recorded[index] - recorded[0], accuracy: 0.08, "item \(index)'s start")
+            worst = (max(worst.start, abs(starts[index] - starts[0] - recorded[index] + recorded[0])), max(worst.duration, abs(duration - recordedDuration)))
         }
+        print("as-run against the recording: starts within \(Int(worst.start * 1000)) ms, durations within \(Int(worst.duration * 1000)) ms")
         // The break's lines carry the event id of the cue-out nginx's stream carried at its start.
         let cues = try PlayoutTests.adCues(inFLV: local)
         let out = cues.first { cue in
@@ -166,5 +170,113 @@ final class ScheduleExportsTests: NginxTestCase {
         XCTAssertEqual(logged[1]["eventId"] as? Int, Int(eventID))
         XCTAssertEqual(logged[2]["eventId"] as? Int, Int(eventID))
         XCTAssertNil(logged[0]["eventId"])
+    }
+}
+
+/// The same paperwork for a blackout, and per channel in `livepush channels`.
+final class ScheduleExportsBlackoutAndChannelsTests: NginxTestCase {
+    private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, text: String) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    private static func url(of line: String?) throws -> String {
+        let line = try XCTUnwrap(line, "the endpoint never said where it listens")
+        return try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+    }
+
+    func testABlackoutCutsTheEntryIntoThePartsThatAiredAsNginxRecordedThem() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 5)
+        let alternate = try PlayoutClip.y.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 4, "title": "Match"} ] }"#
+            .write(toFile: schedule, atomically: true, encoding: .utf8)
+        let asRun = dir.appendingPathComponent("as-run.jsonl").path
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "dark"), "--size", "320x240", "--json",
+                                  "--control", "127.0.0.1:0", "--alternate", alternate, "--as-run", asRun])
+        let base = try Self.url(of: await cli.awaitLine { $0.contains("controlListening") })
+        let first = await cli.awaitLine { $0.contains("\"firstFramePushed\"") }
+        XCTAssertNotNil(first)
+        let on = try await request(base + "/blackout", method: "POST", body: #"{"duration": 1.5}"#)
+        XCTAssertEqual(on.status, 202)
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.output.suffix(5).joined(separator: "\n"))
+
+        let logged = ScheduleExportsTests.lines(try String(contentsOfFile: asRun, encoding: .utf8))
+        XCTAssertEqual(logged.compactMap { $0["kind"] as? String }, ["content", "alternate", "content"], "\(logged)")
+        XCTAssertEqual(logged.compactMap { $0["ended"] as? String }, ["cutByBlackout", "completed", "completed"])
+        XCTAssertEqual(logged.compactMap { $0["title"] as? String }, ["Match", "Blackout", "Match"])
+        XCTAssertEqual(logged.count > 1 ? logged[1]["source"] as? String : nil, alternate)
+        XCTAssertNotNil(logged.count > 1 ? logged[1]["eventId"] as? Int : nil, "the blackout's event id")
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "dark"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "Y", "A"], "\(recording.segments)")
+        guard logged.count == 3, recording.segments.count == 3 else { return }
+        let starts = try logged.map { try ScheduleExportsTests.seconds(iso: try XCTUnwrap($0["start"] as? String)) }
+        let recorded = recording.starts
+        for index in 0..<3 {
+            let duration = try XCTUnwrap(logged[index]["duration"] as? Double)
+            XCTAssertEqual(duration, Double(recording.segments[index].frames) / 25, accuracy: 0.08, "item \(index)'s duration")
+            XCTAssertEqual(starts[index] - starts[0], recorded[index] - recorded[0], accuracy: 0.08, "item \(index)'s start")
+        }
+        XCTAssertEqual((logged[1]["duration"] as? Double) ?? 0, 1.5, accuracy: 0.08)
+    }
+
+    func testAPlayoutChannelKeepsItsGuideAndAsRunLogAndServesThem() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 2)
+        try PlayoutClip.b.make(in: dir, seconds: 2)
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 1, "title": "Opener"}, {"id": "b", "source": "B.mp4", "in": 0, "out": 2} ] }"#
+            .write(toFile: dir.appendingPathComponent("schedule.json").path, atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("channels.json").path
+        try """
+        {"control": "127.0.0.1:0",
+         "channels": [{"id": "news", "playout": "schedule.json", "epg": "news.xml", "asRun": "news.jsonl",
+                       "outputs": ["\(server.url(stream: "news"))"]}]}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let refused = try LivePushCLI.run(["channels", try {
+            let path = dir.appendingPathComponent("bad.json").path
+            try #"{"channels": [{"id": "f", "input": "A.mp4", "epg": "f.xml", "outputs": ["rtmp://127.0.0.1/live/f"]}]}"#
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }()], timeout: 30)
+        XCTAssertEqual(refused.exitCode, 1)
+        XCTAssertTrue(refused.stderrString.contains(#"channel "f", field "epg""#), refused.stderrString)
+
+        let cli = try RunningCLI(["channels", config, "--log-format", "json"])
+        let base = try Self.url(of: await cli.awaitLine { $0.contains("controlListening") })
+        // The guide file is written when the channel starts; the first line once "a" has aired.
+        let guidePath = dir.appendingPathComponent("news.xml").path
+        let logPath = dir.appendingPathComponent("news.jsonl").path
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline,
+              !((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "").contains(#""id":"a""#)
+                || !FileManager.default.fileExists(atPath: guidePath) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let onDisk = try String(contentsOfFile: guidePath, encoding: .utf8)
+        let served = try await request(base + "/channels/news/epg.xml")
+        XCTAssertEqual(served.status, 200)
+        for xml in [onDisk, served.text] {
+            let path = dir.appendingPathComponent("check.xml").path
+            try xml.write(toFile: path, atomically: true, encoding: .utf8)
+            let lint = try ProcessRunner.run("xmllint", ["--noout", "--dtdvalid", ScheduleExportsTests.dtd, path], timeout: 30)
+            XCTAssertEqual(lint.exitCode, 0, lint.stderrString)
+            XCTAssertEqual(try ScheduleExportsTests.programmes(xml).map(\.title), ["Opener", "B.mp4"])
+            XCTAssertTrue(xml.contains(#"channel="news""#))
+        }
+        let asRun = try await request(base + "/channels/news/as-run")
+        XCTAssertEqual(asRun.status, 200)
+        let lines = ScheduleExportsTests.lines(asRun.text)
+        XCTAssertEqual(lines.first?["id"] as? String, "a", asRun.text)
+        XCTAssertEqual((lines.first?["duration"] as? Double) ?? 0, 1, accuracy: 0.08)
+        XCTAssertEqual(lines.first?["title"] as? String, "Opener")
+        let missing = try await request(base + "/channels/none/as-run")
+        XCTAssertEqual(missing.status, 404)
+        cli.interrupt()
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertNotNil(exit, "the channels process ended")
     }
 }
