@@ -9,7 +9,7 @@ enum ExportResponse {
         text(exports.guide(control), type: "application/xml; charset=utf-8")
     }
 
-    /// `GET /as-run`: the last ``AsRunJournal/keptLines`` lines, oldest first, one JSON object
+    /// `GET /as-run`: the lines the journal keeps (the last 1000; 100 per channel), oldest first, one JSON object
     /// per line (`application/x-ndjson`; empty before anything has aired).
     static func asRun(_ exports: ScheduleExports) -> Response {
         let lines = exports.journal.lines

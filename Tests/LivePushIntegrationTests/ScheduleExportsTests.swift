@@ -225,6 +225,50 @@ final class ScheduleExportsBlackoutAndChannelsTests: NginxTestCase {
         XCTAssertEqual((logged[1]["duration"] as? Double) ?? 0, 1.5, accuracy: 0.08)
     }
 
+    func testInFastModeTheIssuesScheduleIsLoggedInMediaTimeWithEachBreaksEventID() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 10)
+        try PlayoutClip.b.make(in: dir, seconds: 5)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        try PlayoutClip.y.make(in: dir, seconds: 3)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try PlayoutTests.example.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let asRun = dir.appendingPathComponent("as-run.jsonl").path
+        let local = dir.appendingPathComponent("local.flv").path
+        let result = try LivePushCLI.run(["playout", schedule, server.url(stream: "fast"), "--size", "320x240", "--fast",
+                                          "--as-run", asRun, "--record", local], timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let logged = ScheduleExportsTests.lines(try String(contentsOfFile: asRun, encoding: .utf8))
+        XCTAssertEqual(logged.compactMap { $0["id"] as? String }, ["x1", "a", "y1", "x2", "a", "b", "y2", "b", "a", "b", "y2", "b", "x3"])
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "fast"), frameRate: 25)
+        XCTAssertEqual(recording.segments.count, 13, "\(recording.segments)")
+        guard logged.count == 13, recording.segments.count == 13 else { return }
+        let starts = try logged.map { try ScheduleExportsTests.seconds(iso: try XCTUnwrap($0["start"] as? String)) }
+        for index in 0..<13 {
+            let duration = try XCTUnwrap(logged[index]["duration"] as? Double)
+            XCTAssertEqual(duration, Double(recording.segments[index].frames) / 25, accuracy: 0.08, "item \(index)'s duration")
+            XCTAssertEqual(starts[index] - starts[0], recording.starts[index] - recording.starts[0], accuracy: 0.08, "item \(index)'s start")
+        }
+        // Each break's lines carry the id of the cue-out at its start; content carries none.
+        let outs = try PlayoutTests.adCues(inFLV: local).compactMap { cue -> (time: Double, id: UInt32)? in
+            guard case .insert(let insert) = cue.section.command, insert.outOfNetwork, abs(cue.tagTime - cue.time) < 0.1 else { return nil }
+            return (cue.time, insert.eventID)
+        }
+        for (index, line) in logged.enumerated() {
+            guard line["kind"] as? String != "content" else {
+                XCTAssertNil(line["eventId"], "content line \(index)")
+                continue
+            }
+            let breakStart = index > 0 && logged[index - 1]["kind"] as? String != "content" ? nil : recording.starts[index]
+            if let breakStart {
+                let id = outs.first { abs($0.time - breakStart) < 0.1 }?.id
+                XCTAssertNotNil(id, "a cue-out at line \(index)'s start, \(breakStart) s: \(outs)")
+                XCTAssertEqual(line["eventId"] as? Int, id.map(Int.init), "break at line \(index): \(outs)")
+            } else {
+                XCTAssertEqual(line["eventId"] as? Int, logged[index - 1]["eventId"] as? Int, "a pod is in its ad's break")
+            }
+        }
+    }
+
     func testAPlayoutChannelKeepsItsGuideAndAsRunLogAndServesThem() async throws {
         try PlayoutClip.a.make(in: dir, seconds: 2)
         try PlayoutClip.b.make(in: dir, seconds: 2)

@@ -138,11 +138,8 @@ public final class Channel: Sendable {
         var logger = logger
         logger[metadataKey: "channel"] = .string(spec.id)
         self.logger = logger
-        do throws(LivePushError) {
-            exports = try ScheduleExports(channelID: spec.id, guidePath: spec.epg, asRunPath: spec.asRun)
-        } catch {
+        exports = ScheduleExports.channel(spec) { error in
             logger.error("as-run log not written", metadata: ["code": .stringConvertible(error.code.rawValue), "error": .string(error.message)])
-            exports = (try? ScheduleExports(channelID: spec.id, guidePath: spec.epg, asRunPath: nil))!
         }
     }
 

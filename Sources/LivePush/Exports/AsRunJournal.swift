@@ -5,10 +5,12 @@ import Glibc
 
 /// The as-run log's writer: each record as one JSON line, appended to its file with one
 /// `write(2)` as it happens (nothing is buffered in the process, so a crash loses at most the
-/// line being written), and the last ``keptLines`` lines kept for `GET /as-run`.
+/// line being written), and the last `kept` lines kept for `GET /as-run`.
 package final class AsRunJournal: Sendable {
-    /// Lines kept in memory for the API (about 300 bytes each: a few hundred kB).
+    /// Lines kept in memory for the API by `livepush playout` (about 300 bytes each).
     package static let keptLines = 1000
+    /// Lines kept per channel by `livepush channels`: a thousand channels keep about 30 MB.
+    package static let keptLinesPerChannel = 100
 
     private struct State {
         var descriptor: Int32?
@@ -21,11 +23,14 @@ package final class AsRunJournal: Sendable {
     private let state: Mutex<State>
     /// The file, if any.
     package let path: String?
+    /// How many lines ``lines`` keeps.
+    package let kept: Int
 
     /// Appends to `path` (created if missing; nil: memory only). Throws `scheduleExportFailed`
     /// when it cannot be opened.
-    package init(path: String?) throws(LivePushError) {
+    package init(path: String?, keeping kept: Int = AsRunJournal.keptLines) throws(LivePushError) {
         self.path = path
+        self.kept = max(1, kept)
         var descriptor: Int32?
         if let path {
             let opened = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -35,6 +40,13 @@ package final class AsRunJournal: Sendable {
             descriptor = opened
         }
         state = Mutex(State(descriptor: descriptor))
+    }
+
+    /// Lines in memory only.
+    package init(keeping kept: Int) {
+        path = nil
+        self.kept = max(1, kept)
+        state = Mutex(State(descriptor: nil))
     }
 
     deinit {
@@ -47,11 +59,11 @@ package final class AsRunJournal: Sendable {
     package func append(_ record: AsRunRecord) -> LivePushError? {
         let line = record.jsonLine
         return state.withLock { state -> LivePushError? in
-            if state.recent.count < Self.keptLines {
+            if state.recent.count < kept {
                 state.recent.append(line)
             } else {
                 state.recent[state.next] = line
-                state.next = (state.next + 1) % Self.keptLines
+                state.next = (state.next + 1) % kept
             }
             guard let descriptor = state.descriptor, !Self.writeAll(descriptor, line + "\n") else { return nil }
             defer { state.failed = true }

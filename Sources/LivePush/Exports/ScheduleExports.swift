@@ -12,10 +12,29 @@ package final class ScheduleExports: Sendable {
     package let journal: AsRunJournal
 
     /// Opens the as-run log (appending) when there is one; `scheduleExportFailed` when it cannot.
-    package init(channelID: String, guidePath: String?, asRunPath: String?) throws(LivePushError) {
+    /// `GET /as-run` answers the last `kept` lines.
+    package init(channelID: String, guidePath: String?, asRunPath: String?, keeping kept: Int = AsRunJournal.keptLines) throws(LivePushError) {
         self.channelID = channelID
         self.guidePath = guidePath
-        journal = try AsRunJournal(path: asRunPath)
+        journal = try AsRunJournal(path: asRunPath, keeping: kept)
+    }
+
+    /// A channel's: when its as-run file cannot be opened, `failed` is told and the lines are
+    /// kept in memory only (a channel of `livepush channels` starts anyway, as with a recording).
+    package static func channel(_ spec: ChannelSpec, failed: (LivePushError) -> Void) -> ScheduleExports {
+        let kept = AsRunJournal.keptLinesPerChannel
+        do throws(LivePushError) {
+            return try ScheduleExports(channelID: spec.id, guidePath: spec.epg, asRunPath: spec.asRun, keeping: kept)
+        } catch {
+            failed(error)
+            return ScheduleExports(channelID: spec.id, guidePath: spec.epg, journal: AsRunJournal(keeping: kept))
+        }
+    }
+
+    private init(channelID: String, guidePath: String?, journal: AsRunJournal) {
+        self.channelID = channelID
+        self.guidePath = guidePath
+        self.journal = journal
     }
 
     /// The guide of `control`'s channel now.
