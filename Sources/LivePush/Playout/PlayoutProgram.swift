@@ -33,10 +33,9 @@ final class PlayoutProgram: InputSequence, Sendable {
         var announced: (name: String, id: UInt32)?
         var nextEventID: UInt32 = 1
         /// The as-run log's state, from the channel's start; what airs next, once its output
-        /// time is known (``cues(forInputStartingAt:)``); seconds of the last entry played.
+        /// time is known (``cues(forInputStartingAt:)``).
         var ledger: AsRunLedger?
         var nextOnAir: AsRunLedger.Item?
-        var lastPlayed: Double = 0
         /// The schedule as planned (appended clips in, played one-time ads kept): the guide's.
         var planned: PlayoutSchedule
     }
@@ -87,7 +86,6 @@ final class PlayoutProgram: InputSequence, Sendable {
     func nextInputIsReady(after ended: any MediaInput, whenReady: @escaping @Sendable () -> Void) -> Bool {
         let played = (ended as? any PlayoutEntryInput)?.played ?? 0
         let opening = state.withLock { state -> OpeningInput? in
-            state.lastPlayed = played
             // Scheduled now while content played: the cut is where it really stopped.
             for clip in state.pendingNow { _ = state.timeline.scheduleNow(clip, interruptingAfter: played) }
             state.pendingNow = []
