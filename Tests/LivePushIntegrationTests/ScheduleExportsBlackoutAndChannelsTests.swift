@@ -101,6 +101,19 @@ final class ScheduleExportsBlackoutAndChannelsTests: NginxTestCase {
         }
     }
 
+    func testAGuideOrLogThatCannotBeWrittenIsRefusedBeforeAnythingIsPushed() throws {
+        try PlayoutClip.a.make(in: dir, seconds: 1)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try #"{ "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 1} ] }"#.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let nowhere = dir.appendingPathComponent("missing/dir").path
+        for option in ["--epg", "--as-run"] {
+            let result = try LivePushCLI.run(["playout", schedule, server.url(stream: "never"), option, nowhere + "/x"], timeout: 30)
+            XCTAssertEqual(result.exitCode, 1, result.summary)
+            XCTAssertTrue(result.stderrString.contains("805504005"), result.stderrString)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: server.recordingPath(stream: "never")), "nothing was pushed")
+    }
+
     func testAPlayoutChannelKeepsItsGuideAndAsRunLogAndServesThem() async throws {
         try PlayoutClip.a.make(in: dir, seconds: 2)
         try PlayoutClip.b.make(in: dir, seconds: 2)

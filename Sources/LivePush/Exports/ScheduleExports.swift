@@ -1,9 +1,13 @@
+import Synchronization
+
 /// A playout channel's paperwork: its programme guide (XMLTV, rewritten as the schedule
 /// changes) and its as-run log, fed with the channel's ``PlayoutEvent``s. Used by
 /// `livepush playout` (`--epg`, `--as-run`, `GET /epg.xml`, `GET /as-run`) and by each
 /// channel of `livepush channels`. The I/O is here; what to write is ``XMLTVGuide``'s and
 /// ``AsRunLedger``'s.
 package final class ScheduleExports: Sendable {
+    /// A guide that could not be written is reported once (it is tried again at every change).
+    private let guideFailed = Mutex(false)
     /// The XMLTV channel id and display name.
     package let channelID: String
     /// Where the guide is kept (nil: only served).
@@ -14,6 +18,7 @@ package final class ScheduleExports: Sendable {
     /// Opens the as-run log (appending) when there is one; `scheduleExportFailed` when it cannot.
     /// `GET /as-run` answers the last `kept` lines.
     package init(channelID: String, guidePath: String?, asRunPath: String?, keeping kept: Int = AsRunJournal.keptLines) throws(LivePushError) {
+        if let guidePath { try GuideFile.checkWritable(guidePath) }
         self.channelID = channelID
         self.guidePath = guidePath
         journal = try AsRunJournal(path: asRunPath, keeping: kept)
@@ -27,7 +32,8 @@ package final class ScheduleExports: Sendable {
             return try ScheduleExports(channelID: spec.id, guidePath: spec.epg, asRunPath: spec.asRun, keeping: kept)
         } catch {
             failed(error)
-            return ScheduleExports(channelID: spec.id, guidePath: spec.epg, journal: AsRunJournal(keeping: kept))
+            let journal = (try? AsRunJournal(path: spec.asRun, keeping: kept)) ?? AsRunJournal(keeping: kept)
+            return ScheduleExports(channelID: spec.id, guidePath: spec.epg, journal: journal)
         }
     }
 
@@ -58,8 +64,12 @@ package final class ScheduleExports: Sendable {
             guard let control else { return nil }
             do throws(LivePushError) {
                 try writeGuide(control)
+                guideFailed.withLock { $0 = false }
             } catch {
-                return error
+                return guideFailed.withLock { failed in
+                    defer { failed = true }
+                    return failed ? nil : error
+                }
             }
             return nil
         default:
