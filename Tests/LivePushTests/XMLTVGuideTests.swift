@@ -36,6 +36,14 @@ final class XMLTVGuideTests: XCTestCase {
         XCTAssertTrue(xml.contains("<display-name>C &lt;1&gt;</display-name>"), xml)
     }
 
+    func testAnUntitledEntryIsListedByItsFileNameAndALiveOneWithoutItsKey() {
+        XCTAssertEqual(ProgrammeInfo().title(for: "/media/shows/Pilot.mp4"), "Pilot.mp4")
+        XCTAssertEqual(ProgrammeInfo(title: "Pilot").title(for: "/media/shows/Pilot.mp4"), "Pilot")
+        let live = ProgrammeInfo().title(for: "rtmp://ingest.example/live/s3cretStreamKey")
+        XCTAssertFalse(live.contains("s3cretStreamKey"), live)
+        XCTAssertTrue(live.hasPrefix("rtmp://ingest.example/live/"), live)
+    }
+
     func testAScheduleLoopedForeverIsListedAsFarAsTheBound() {
         let schedule = PlayoutSchedule(loop: .forever, content: [clip("a", 0, 1)])
         XCTAssertEqual(XMLTVGuide.programmes(of: schedule, from: 0).count, XMLTVGuide.maxProgrammes)

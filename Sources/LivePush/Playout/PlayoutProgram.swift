@@ -126,7 +126,9 @@ final class PlayoutProgram: InputSequence, Sendable {
         case .success(let opened): input = opened
         case .failure(let error): input = slate(for: next, seconds: next.duration, because: error)
         }
-        var item = AsRunLedger.Item(id: next.id, kind: Self.asRunKind(next.kind), title: next.title, source: next.source)
+        // A live feed's URL goes into the log without its stream key and secrets.
+        let shown = next.source.contains("://") ? Redaction.redactStreamKey(next.source) : next.source
+        var item = AsRunLedger.Item(id: next.id, kind: Self.asRunKind(next.kind), title: next.title, source: shown)
         if case .failure = opened { item.kind = .slate }
         // On air once the switcher says where (its cues); underneath a break, it only runs on.
         let records = state.withLock { state -> [AsRunRecord] in

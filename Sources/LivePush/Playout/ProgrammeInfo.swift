@@ -24,9 +24,11 @@ public struct ProgrammeInfo: Sendable, Equatable {
     /// The longest description, in characters.
     public static let maxDescriptionLength = 4096
 
-    /// `title`, else the file name of `source` (without its directory), else `source`.
+    /// `title`, else the file name of `source` (without its directory), else `source`. A live
+    /// feed's URL is shown with its stream key and secrets masked: its last segment is a key.
     func title(for source: String) -> String {
         if let title, !title.isEmpty { return title }
+        if source.contains("://") { return Redaction.redactStreamKey(source) }
         let name = source.split(separator: "/").last.map(String.init) ?? source
         return name.isEmpty ? source : name
     }
