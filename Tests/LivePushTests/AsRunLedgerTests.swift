@@ -48,6 +48,19 @@ final class AsRunLedgerTests: XCTestCase {
         XCTAssertEqual(summary(lines), ["a content 0+1200 failed", "a slate 1200+1800 completed"])
     }
 
+    func testALiveEntrysLostFeedIsTheSlatesPartUntilItIsBack() {
+        var ledger = AsRunLedger(channelStart: start)
+        var lines = ledger.entryStarted(item("live"), at: 0)
+        lines += ledger.standInStarted(item("live", .slate), at: 2_000_000)
+        lines += ledger.standInEnded(at: 3_500_000)
+        lines += ledger.standInStarted(item("live", .backup), at: 4_000_000)
+        lines += ledger.entryStarted(item("b"), at: 5_000_000)
+        lines += ledger.standInEnded(at: 5_500_000)  // too late: the entry is over
+        lines += ledger.finished(at: 6_000_000)
+        XCTAssertEqual(summary(lines), ["live content 0+2000 failed", "live slate 2000+1500 completed", "live content 3500+500 failed",
+                                        "live backup 4000+1000 completed", "b content 5000+1000 completed"])
+    }
+
     func testTheChannelStartIsFixedOnceALineIsOut() {
         var ledger = AsRunLedger(channelStart: start)
         ledger.anchor(channelStart: start + 40_000)

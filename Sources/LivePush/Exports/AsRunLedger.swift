@@ -38,6 +38,8 @@ package struct AsRunLedger: Sendable {
     private(set) var inBreak = false
     /// How the entry on air ends when it next ends (a skip asked for).
     private var pendingEnding: AsRunRecord.Ending?
+    /// A stand-in (the slate, a backup) airs in place of the entry's lost source.
+    private var standingIn = false
 
     package init(channelStart: Int64) {
         self.channelStart = channelStart
@@ -62,6 +64,26 @@ package struct AsRunLedger: Sendable {
         let records = close(at: time, ending: .completed)
         entryStart = time
         onAir = (item, time)
+        standingIn = false
+        return records
+    }
+
+    /// The live entry on air lost its feed at output time `time`: its part ends `failed`, and
+    /// `standIn` (the slate, the backup) airs until the feed is back or the entry ends.
+    package mutating func standInStarted(_ standIn: Item, at time: Int64) -> [AsRunRecord] {
+        guard !inBreak else { return [] }
+        let records = close(at: time, ending: standingIn ? .completed : .failed)
+        standingIn = true
+        onAir = (standIn, time)
+        return records
+    }
+
+    /// The live entry's feed is back at output time `time`: the entry airs again.
+    package mutating func standInEnded(at time: Int64) -> [AsRunRecord] {
+        guard standingIn, !inBreak else { return [] }
+        let records = close(at: time, ending: .completed)
+        standingIn = false
+        if let entry { onAir = (entry, time) }
         return records
     }
 

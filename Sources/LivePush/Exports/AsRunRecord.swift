@@ -11,8 +11,10 @@ public struct AsRunRecord: Sendable, Equatable {
         case ad
         /// An ad that followed another in a break.
         case pod
-        /// The slate, in place of an entry that could not be played.
+        /// The slate, in place of an entry that could not be played (or a live entry's lost feed).
         case slate
+        /// A live entry's backup, in place of its lost feed.
+        case backup
         /// A blackout filled with black and silence.
         case blackout
         /// A blackout filled with the alternate content.
@@ -27,7 +29,7 @@ public struct AsRunRecord: Sendable, Equatable {
         case skipped
         /// A blackout cut it (what aired after the blackout is a line of its own).
         case cutByBlackout
-        /// It failed mid-way; the slate took its place.
+        /// It failed mid-way (a live entry: its feed was lost); the slate took its place.
         case failed
     }
 
