@@ -101,6 +101,48 @@ final class ScheduleExportsBlackoutAndChannelsTests: NginxTestCase {
         }
     }
 
+    func testALiveEntryWhoseFeedDiesIsLoggedAsThePartThatAiredAndTheSlate() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 2)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        let feed = try RunningCLI(executable: "/usr/bin/ffmpeg", ["-v", "error", "-nostdin", "-re", "-stream_loop", "-1", "-i",
+                                                                  dir.appendingPathComponent("X.mp4").path, "-c", "copy", "-f", "flv",
+                                                                  server.url(stream: "feed")])
+        defer { kill(feed.processIdentifier, SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !server.errorLog.contains("publish: name='feed'") && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try """
+        { "content": [ {"id": "a", "source": "A.mp4", "in": 0, "out": 1},
+                       {"id": "live", "source": "\(server.url(stream: "feed"))", "in": 0, "out": 6, "title": "Live"} ] }
+        """.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let asRun = dir.appendingPathComponent("as-run.jsonl").path
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "drop"), "--size", "320x240", "--json", "--as-run", asRun])
+        // The feed dies a second into the live entry: held on its last picture for the input
+        // timeout (3 s), then the slate until the entry's 6 s are over.
+        let live = await cli.awaitLine { $0.contains("\"entryStarted\"") && $0.contains(#""id":"live""#) }
+        XCTAssertNotNil(live, "\(cli.output)")
+        try await Task.sleep(for: .seconds(1))
+        kill(feed.processIdentifier, SIGKILL)
+        let exit = await cli.awaitExit(timeout: .seconds(40))
+        XCTAssertEqual(exit, 0, cli.output.suffix(5).joined(separator: "\n"))
+
+        let logged = ScheduleExportsTests.lines(try String(contentsOfFile: asRun, encoding: .utf8))
+        XCTAssertEqual(logged.compactMap { $0["kind"] as? String }, ["content", "content", "slate"], "\(logged)")
+        XCTAssertEqual(logged.compactMap { $0["ended"] as? String }, ["completed", "failed", "completed"])
+        XCTAssertEqual(logged.compactMap { $0["id"] as? String }, ["a", "live", "live"])
+        let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "drop"), frameRate: 25)
+        XCTAssertEqual(recording.segments.map(\.name), ["A", "X", "slate"], "\(recording.segments)")
+        guard logged.count == 3, recording.segments.count == 3 else { return }
+        let starts = try logged.map { try ScheduleExportsTests.seconds(iso: try XCTUnwrap($0["start"] as? String)) }
+        for index in 0..<3 {
+            let duration = try XCTUnwrap(logged[index]["duration"] as? Double)
+            XCTAssertEqual(duration, Double(recording.segments[index].frames) / 25, accuracy: 0.08, "item \(index)'s duration")
+            XCTAssertEqual(starts[index] - starts[0], recording.starts[index] - recording.starts[0], accuracy: 0.08, "item \(index)'s start")
+        }
+    }
+
     func testAGuideOrLogThatCannotBeWrittenIsRefusedBeforeAnythingIsPushed() throws {
         try PlayoutClip.a.make(in: dir, seconds: 1)
         let schedule = dir.appendingPathComponent("schedule.json").path
