@@ -12,7 +12,8 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
   libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libgstreamer-plugins-bad1.0-0 \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice \
-  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd iproute2 >/dev/null
+  ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd iproute2 \
+  libxml2-utils xmltv-util >/dev/null
 # The Debian nginx package starts a system service on port 80; the tests run their own.
 $SUDO systemctl disable --now nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 echo "install-deps: done"

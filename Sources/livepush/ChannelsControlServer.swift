@@ -97,6 +97,17 @@ struct ChannelsControlServer {
                 control.skip()
             }
         }
+        channels.get(":id/epg.xml") { _, context in
+            guard let channel = manager.channel(context.parameters.get("id") ?? "") else { return notFound(context) }
+            guard let control = await Self.playoutControl(of: channel) else {
+                return refusal(LivePushError(.controlRequestInvalid, "channel \"\(channel.id)\" is not a running playout channel"))
+            }
+            return ExportResponse.guide(channel.exports, control)
+        }
+        channels.get(":id/as-run") { _, context in
+            guard let channel = manager.channel(context.parameters.get("id") ?? "") else { return notFound(context) }
+            return ExportResponse.asRun(channel.exports)
+        }
         channels.post(":id/blackout") { request, context in
             try await withPlayout(request, context) { control, body throws(LivePushError) in
                 try control.startBlackout(for: try PlayoutControlServer.blackoutDuration(body))

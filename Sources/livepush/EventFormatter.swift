@@ -58,6 +58,10 @@ enum EventFormatter {
             fields.append(("entry", json(entry)))
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             fields.append(("break", .string(name)))
+        case .playout(.aired(let record)):
+            fields.append(("asRun", .raw(record.jsonLine)))
+        case .playout(.channelStarted(let start)):
+            fields.append(("start", .double(start.timeIntervalSince1970)))
         case .input(.switched(let source)):
             fields.append(("source", .string(source.rawValue)))
         case .networkQualityChanged(let quality):
@@ -235,6 +239,8 @@ enum EventFormatter {
             return "\(head) \(e.kind.rawValue) \(e.id) (\(e.source) \(e.inPoint)-\(e.outPoint) s)"
         case .playout(.adBreakStarted(let name)), .playout(.adBreakEnded(let name)):
             return "\(head) \(name)"
+        case .playout(.aired(let record)):
+            return "\(head) \(record.jsonLine)"
         case .networkQualityChanged(let quality):
             return "\(head) \(quality.rawValue)"
         case .connectionStatusChanged(let status):

@@ -7,10 +7,13 @@ enum JSONValue {
     case object([(String, JSONValue)])
     case array([JSONValue])
     case null
+    /// Text that is JSON already (an as-run line, ``AsRunRecord/jsonLine``), put in as it is.
+    case raw(String)
 
     var encoded: String {
         switch self {
         case .null: return "null"
+        case .raw(let json): return json
         case .string(let s): return Self.quote(s)
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? String(d) : "null"

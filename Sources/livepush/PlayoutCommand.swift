@@ -58,6 +58,15 @@ struct PlayoutCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-token"), help: "The bearer token --control asks for (Authorization: Bearer TOKEN); default: the LIVEPUSH_CONTROL_TOKEN environment variable. Required when --control is not a loopback address.")
     var controlToken: String?
 
+    @Option(help: ArgumentHelp("Keep the channel's programme guide (XMLTV) in this file, rewritten (atomically) when the channel starts and when its schedule changes through --control.", valueName: "FILE.xml"))
+    var epg: String?
+
+    @Option(name: .customLong("as-run"), help: ArgumentHelp("Append the as-run log to this file: one JSON line per item that aired, written as it ends.", valueName: "FILE.jsonl"))
+    var asRun: String?
+
+    @Option(name: .customLong("epg-channel"), help: "The channel's id and name in the guide.")
+    var epgChannel = "livepush"
+
     @OptionGroup(title: "Cues, breaks and blackouts")
     var cues: CueOptions
 
@@ -76,6 +85,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         if ![44_100, 48_000].contains(sampleRate) { throw ValidationError("--sample-rate must be 44100 or 48000") }
         if control != nil && controlAddress == nil { throw ValidationError("--control must be HOST:PORT") }
         if !(cuePreroll >= 0 && cuePreroll <= 3600) { throw ValidationError("--cue-preroll must be seconds from 0 to 3600") }
+        if epgChannel.isEmpty || epgChannel.count > 64 { throw ValidationError("--epg-channel must be 1 to 64 characters") }
     }
 
     /// The token --control asks for: the option, else the environment's (an empty one is none).
@@ -100,7 +110,9 @@ struct PlayoutCommand: AsyncParsableCommand {
     func run() async throws {
         let plan: PlayoutSchedule
         var root: MediaRoot?
+        let exports: ScheduleExports
         do throws(LivePushError) {
+            exports = try ScheduleExports(channelID: epgChannel, guidePath: epg, asRunPath: asRun)
             guard FileManager.default.fileExists(atPath: schedule) else { throw LivePushError(.fileNotFound, schedule) }
             plan = try PlayoutSchedule(contentsOfFile: schedule)
             if let address = controlAddress {
@@ -146,7 +158,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         }
         let server = controlAddress.flatMap { address in root.map { (address, $0) } }.map { address, root in
             let json = json
-            let server = PlayoutControlServer(control: playout, root: root, token: token)
+            let server = PlayoutControlServer(control: playout, root: root, token: token, exports: exports)
             return Task {
                 do {
                     try await server.run(host: address.host, port: address.port) { port in
@@ -170,6 +182,10 @@ struct PlayoutCommand: AsyncParsableCommand {
             if case .reconnectFailed(let error) = event, retriesUsedUp == nil {
                 retriesUsedUp = error
                 try? pusher.stop()
+            }
+            if case .playout(let change) = event, let error = exports.handle(change, control: playout) {
+                emitLine(json ? JSONValue.object([("event", .string("exportFailed")), ("error", EventFormatter.json(error))]).encoded
+                              : "[warning] \(error.code.rawValue) [\(error.code.hex)] \(error.message)")
             }
             if case .stateChanged = event { continue }
             emitLine(json ? EventFormatter.json(event, at: ContinuousClock.now - started) : EventFormatter.text(event))

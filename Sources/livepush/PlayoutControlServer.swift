@@ -12,6 +12,8 @@ import Logging
 /// - `POST /skip`: ends the entry on air.
 /// - `POST /blackout` (optionally `{"duration": SECONDS}`): the alternate content from now, the
 ///   timeline running on underneath; `POST /blackout/end` ends it.
+/// - `GET /epg.xml`: the programme guide (XMLTV); `GET /as-run`: the as-run log's last lines
+///   (JSON lines, see ``ExportResponse``).
 ///
 /// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
 /// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
@@ -21,6 +23,7 @@ struct PlayoutControlServer {
     let control: PlayoutControl
     let root: MediaRoot
     let token: String?
+    let exports: ScheduleExports
     static let maxBodyBytes = 64 * 1024
 
     /// Serves until the task is cancelled; `ready` gets the bound port.
@@ -30,6 +33,8 @@ struct PlayoutControlServer {
         router.add(middleware: ControlAccessMiddleware(policy: access))
         router.add(middleware: BearerTokenMiddleware(token: token))
         router.get("/timeline") { _, _ in json(timeline) }
+        router.get("/epg.xml") { _, _ in ExportResponse.guide(exports, control) }
+        router.get("/as-run") { _, _ in ExportResponse.asRun(exports) }
         router.post("/skip") { _, _ in
             control.skip()
             return json(.object([("ok", .bool(true))]), status: .accepted)

@@ -189,9 +189,17 @@ final class PlayoutTests: NginxTestCase {
                        {"id": "away", "source": "\(server.url(stream: "nobody"))", "in": 0, "out": 2},
                        {"id": "y", "source": "Y.mp4", "in": 0, "out": 1} ] }
         """)
-        let result = try playout(schedule, stream: "live", extra: [])
+        let asRun = dir.appendingPathComponent("as-run.jsonl").path
+        let result = try playout(schedule, stream: "live", extra: ["--as-run", asRun])
         XCTAssertEqual(result.exitCode, 0, result.summary)
         XCTAssertEqual(startedEntries(result), ["a", "live", "b", "away", "y"])
+        // The as-run log: the live entry's slot (its URL without the stream key), the slate for the one that never answered.
+        let logged = ScheduleExportsTests.lines(try String(contentsOfFile: asRun, encoding: .utf8))
+        XCTAssertEqual(logged.compactMap { $0["kind"] as? String }, ["content", "content", "content", "slate", "content"], "\(logged)")
+        XCTAssertEqual(logged.count > 1 ? logged[1]["source"] as? String : nil, "rtmp://127.0.0.1:\(server.port)/live/feed****")
+        for (line, seconds) in zip(logged, [2.0, 4, 2, 2, 1]) {
+            XCTAssertEqual(line["duration"] as? Double ?? 0, seconds, accuracy: 0.08, "\(line)")
+        }
         let failed = events(result).filter { $0["event"] as? String == "entryFailed" }.compactMap { ($0["entry"] as? [String: Any])?["id"] as? String }
         XCTAssertEqual(failed, ["away"])
         let recording = try PlayoutRecording(path: try await server.awaitRecording(stream: "live"), frameRate: 25)

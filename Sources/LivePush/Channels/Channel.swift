@@ -128,6 +128,8 @@ public final class Channel: Sendable {
     private let logger: Logger
     /// Where the wait before the next attempt is measured (``Snapshot/nextAttemptIn``).
     private let clock: any MonotonicClock
+    /// Its programme guide and as-run log (files as its spec had them when it was made).
+    package let exports: ScheduleExports
 
     init(spec: ChannelSpec, logger: Logger, clock: any MonotonicClock = SystemMonotonicClock()) {
         self.clock = clock
@@ -136,6 +138,9 @@ public final class Channel: Sendable {
         var logger = logger
         logger[metadataKey: "channel"] = .string(spec.id)
         self.logger = logger
+        exports = ScheduleExports.channel(spec) { error in
+            logger.error("as-run log not written", metadata: ["code": .stringConvertible(error.code.rawValue), "error": .string(error.message)])
+        }
     }
 
     /// What the channel plays and where it goes, as last applied.
@@ -331,6 +336,9 @@ public final class Channel: Sendable {
             return true
         }
         guard current else { return }
+        if case .playout(let change) = event, let error = exports.handle(change, control: playout) {
+            logger.warning("schedule export failed", metadata: ["code": .stringConvertible(error.code.rawValue), "error": .string(error.message)])
+        }
         log(event)
     }
 

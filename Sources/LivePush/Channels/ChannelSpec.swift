@@ -33,6 +33,10 @@ public struct ChannelSpec: Sendable, Equatable {
     public var autostart: Bool
     /// A live input's backup, fill and timeout (`"backup"`, `"inputLoss"`, `"inputTimeout"`).
     public var liveInput = LiveInputOptions()
+    /// A playout channel's programme guide file (XMLTV, `"epg"`), rewritten as its schedule changes.
+    public var epg: String?
+    /// A playout channel's as-run log file (JSON lines, `"asRun"`), appended as items air.
+    public var asRun: String?
 
     /// Creates a channel's specification.
     public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],

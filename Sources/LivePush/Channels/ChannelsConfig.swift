@@ -125,6 +125,7 @@ extension ChannelSpec {
         }
         let known = ["id", "input", "playout", "loop", "outputs", "record", "alternate", "autostart", "backup", "inputLoss",
                      "inputTimeout"]
+            + ["epg", "asRun"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw refuse(id, unknown, "is not a channel field (\(known.joined(separator: ", ")))")
         }
@@ -192,6 +193,17 @@ extension ChannelSpec {
             record = nil
         }
         alternate = try readable("alternate")
+        // A playout channel's paperwork: its programme guide and as-run log, files inside the root.
+        for field in ["epg", "asRun"] {
+            guard let value = try text(field) else { continue }
+            guard case .playout = source else { throw refuse(id, field, "belongs to a playout channel") }
+            do throws(LivePushError) {
+                let path = try root.fileToWrite(value)
+                if field == "epg" { epg = path } else { asRun = path }
+            } catch {
+                throw refuse(id, field, error.detail ?? error.message)
+            }
+        }
         if liveURL == nil, let field = ["backup", "inputLoss", "inputTimeout"].first(where: { object[$0] != nil }) {
             throw refuse(id, field, "belongs to a live input (an rtmp://, srt://, http(s)://, udp:// or rtp:// input)")
         }

@@ -131,6 +131,9 @@ struct OutputClock: Sendable {
         return .microseconds(origin + time.microseconds)
     }
 
+    /// Whether ``due(_:now:)`` has tied output time to the wall clock yet.
+    var isAnchored: Bool { wallOrigin != nil }
+
     /// Nothing is sent from `now` until `resume(now:)`: the wall clock stops for the output.
     mutating func pause(now: MediaTime) {
         if pausedAt == nil { pausedAt = now.microseconds }

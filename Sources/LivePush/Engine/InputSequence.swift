@@ -20,4 +20,22 @@ protocol InputSequence: AnyObject, Sendable {
     /// Whether an input to come may wait for data (a live entry): the producer then gets a
     /// thread of its own rather than a turn on the shared pacing threads, which must never block.
     var inputsMayWait: Bool { get }
+    /// The output's first frame was released, in real time, at its output time `time` (µs):
+    /// the moment output time is tied to the wall clock.
+    func outputStarted(at time: Int64)
+    /// A break (a blackout, an ad break read from a cue) took the sequence's input off air at
+    /// output time `time`; `fill` names what fills it, `source` its file when it is one.
+    func breakStarted(_ opportunity: PlacementOpportunity, fill: String, source: String?, at time: Int64)
+    /// The break ended at output time `time`: the sequence's input is on air again.
+    func breakEnded(at time: Int64)
+    /// The sequence is over; the output ends at `time` (µs).
+    func sequenceEnded(at time: Int64)
+}
+
+/// What the as-run log needs from the switcher; a sequence that keeps none ignores it.
+extension InputSequence {
+    func outputStarted(at time: Int64) {}
+    func breakStarted(_ opportunity: PlacementOpportunity, fill: String, source: String?, at time: Int64) {}
+    func breakEnded(at time: Int64) {}
+    func sequenceEnded(at time: Int64) {}
 }

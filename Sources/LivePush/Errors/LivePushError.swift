@@ -126,6 +126,10 @@ extension LivePushError {
         case playoutEntryFailed = 0x3003_0402
         /// The control request is not valid; nothing was changed.
         case controlRequestInvalid = 0x3003_0403
+        /// A schedule entry (or a clip sent to a running channel) has a field LivePush does not know; nothing was pushed or changed.
+        case scheduleFieldUnknown = 0x3003_0404
+        /// The programme guide (XMLTV) or the as-run log could not be written; the channel goes on.
+        case scheduleExportFailed = 0x3003_0405
         // Cues and breaks (issue 13)
         /// A cue read from the input is malformed or fails its CRC; it was ignored and the push goes on.
         case cueInvalid = 0x3003_0501
@@ -228,6 +232,8 @@ extension LivePushError {
             case .scheduleInvalid: "The playout schedule (or a clip sent to a running channel) is not valid; nothing was pushed or changed."
             case .playoutEntryFailed: "A playout entry could not be played; the slate filled its time and the channel went on."
             case .controlRequestInvalid: "The control request is not valid; nothing was changed."
+            case .scheduleFieldUnknown: "A schedule entry (or a clip sent to a running channel) has a field LivePush does not know; nothing was pushed or changed."
+            case .scheduleExportFailed: "The programme guide (XMLTV) or the as-run log could not be written; the channel goes on."
             case .cueInvalid: "A cue read from the input is malformed or fails its CRC; it was ignored and the push goes on."
             case .opportunityUnresolved: "A content resolver failed or timed out on a placement opportunity; the fallback filled it."
             case .breakSetupInvalid: "The break options are not valid (alternate content, fallback or subscribed cues); nothing was pushed."

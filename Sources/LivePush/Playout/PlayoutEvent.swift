@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What a playout channel reports as its timeline runs (``PushEvent/playout(_:)``).
 public enum PlayoutEvent: Sendable, Equatable {
     /// An entry went on air.
@@ -14,6 +16,11 @@ public enum PlayoutEvent: Sendable, Equatable {
     case entryFailed(PlayoutEntry, LivePushError)
     /// The running order changed (schedule now, append, skip).
     case timelineChanged
+    /// The channel's first frame is due: output time 0 is this wall-clock time (the start its
+    /// programme guide and as-run log count from).
+    case channelStarted(Date)
+    /// An item finished airing: one line of the as-run log (see ``AsRunRecord``).
+    case aired(AsRunRecord)
 
     /// The event's name, for logs and JSON.
     public var name: String {
@@ -24,6 +31,8 @@ public enum PlayoutEvent: Sendable, Equatable {
         case .adBreakEnded: "adBreakEnded"
         case .entryFailed: "entryFailed"
         case .timelineChanged: "timelineChanged"
+        case .channelStarted: "channelStarted"
+        case .aired: "aired"
         }
     }
 }

@@ -31,6 +31,8 @@ final class PlayoutProgram: InputSequence, Sendable {
         var openBreakID: UInt32?
         var announced: (name: String, id: UInt32)?
         var nextEventID: UInt32 = 1
+        /// The schedule as planned (appended clips in, played one-time ads kept): the guide's.
+        var planned: PlayoutSchedule
     }
 
     private let state: Mutex<State>
@@ -39,6 +41,10 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// uses once the entry is on air (an input never runs them off the producer).
     private let stages: FrameStages
     private let report: @Sendable (PlayoutEvent) -> Void
+    /// The as-run log's side, fed with what the switcher does.
+    private let asRun: PlayoutAsRun
+    /// The guide's start before the channel's.
+    private let wallClock: any WallClock
     /// How far ahead a break known in advance is announced, µs.
     private let cuePreroll: Int64
     /// Whether the schedule has live entries (known at its start): see ``InputSequence/inputsMayWait``.
@@ -50,8 +56,10 @@ final class PlayoutProgram: InputSequence, Sendable {
     }
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
-         report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
-        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule)))
+         wallClock: any WallClock = SystemWallClock(), report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
+        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule), planned: schedule))
+        self.wallClock = wallClock
+        asRun = PlayoutAsRun(wallClock: wallClock, report: report)
         inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
         self.cuePreroll = cuePreroll.nanoseconds / 1000
         self.options = options
@@ -111,11 +119,25 @@ final class PlayoutProgram: InputSequence, Sendable {
         // thread (the app's, at the start).
         let opened = ahead?.take() ?? open(next)
         prepareNext()
+        let input: (any MediaInput)?
         switch opened {
-        case .success(let input):
-            return input
-        case .failure(let error):
-            return slate(for: next, seconds: next.duration, because: error)
+        case .success(let opened): input = opened
+        case .failure(let error): input = slate(for: next, seconds: next.duration, because: error)
+        }
+        // A live feed's URL goes into the log without its stream key and secrets.
+        let shown = next.source.contains("://") ? Redaction.redactStreamKey(next.source) : next.source
+        var item = AsRunLedger.Item(id: next.id, kind: Self.asRunKind(next.kind), title: next.title, source: shown)
+        if case .failure = opened { item.kind = .slate }
+        asRun.picked(item)
+        return input
+    }
+
+    private static func asRunKind(_ kind: PlayoutEntry.Kind) -> AsRunRecord.Kind {
+        switch kind {
+        case .content: .content
+        case .ad: .ad
+        case .pod: .pod
+        case .slate: .slate
         }
     }
 
@@ -123,21 +145,34 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// entry's probe can wait its whole timeout, and GCD's concurrent queue started a thread per
     /// such wait.
     private func startOpening(_ entry: PlayoutEntry) -> OpeningInput {
-        let (options, stages, report) = (options, stages, report)
+        let (options, stages, report, switched) = (options, stages, report, liveSourceSwitched)
         return OpeningInput.start { () throws(LivePushError) in
-            try Self.open(entry, options: options, stages: stages, report: report).get()
+            try Self.open(entry, options: options, stages: stages, report: report, switched: switched).get()
         }
     }
 
     private func open(_ entry: PlayoutEntry) -> Result<any MediaInput, LivePushError> {
-        Self.open(entry, options: options, stages: stages, report: report)
+        Self.open(entry, options: options, stages: stages, report: report, switched: liveSourceSwitched)
+    }
+
+    /// What a live entry's failover tells the as-run log: the entry, the source now on air, and
+    /// where in the entry (seconds) it switched.
+    private typealias LiveSwitch = @Sendable (PlayoutEntry, LiveInputSource, Double) -> Void
+
+    private var liveSourceSwitched: LiveSwitch {
+        { [asRun] entry, source, played in
+            let standIn = source == .primary ? nil
+                : AsRunLedger.Item(id: entry.id, kind: source == .backup ? .backup : .slate, title: entry.title, source: source.rawValue)
+            asRun.liveSwitched(entryID: entry.id, to: standIn, at: played)
+        }
     }
 
     private static func open(_ entry: PlayoutEntry, options: PlayoutOptions, stages: FrameStages,
-                             report: @escaping @Sendable (PlayoutEvent) -> Void) -> Result<any MediaInput, LivePushError> {
+                             report: @escaping @Sendable (PlayoutEvent) -> Void,
+                             switched: @escaping LiveSwitch) -> Result<any MediaInput, LivePushError> {
         do throws(LivePushError) {
             if FFInputPolicy.liveProtocols(for: entry.source) != nil {
-                return .success(try openLive(entry, options: options, stages: stages, report: report))
+                return .success(try openLive(entry, options: options, stages: stages, report: report, switched: switched))
             }
             let input = try ClipInput(path: entry.source, in: entry.inPoint, out: entry.outPoint, options: mediaOptions(options),
                                       copy: options.copy, stages: stages)
@@ -152,15 +187,25 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// answer fails the entry (the slate fills its slot, as for a file); one that drops mid-way is
     /// filled, then replaced by the slate, while it is retried.
     private static func openLive(_ entry: PlayoutEntry, options: PlayoutOptions, stages: FrameStages,
-                                 report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) -> FailoverInput {
+                                 report: @escaping @Sendable (PlayoutEvent) -> Void,
+                                 switched: @escaping LiveSwitch) throws(LivePushError) -> FailoverInput {
         var live = LiveInputOptions()
         live.slateImage = options.slateImage
-        return try FailoverInput(url: entry.source, options: live, media: mediaOptions(options),
-                                 duration: MediaTime(seconds: entry.duration).duration, requiresFeed: true) { event in
-            if case .lost(let error) = event {
+        let handle = LiveEntryHandle()
+        let input = try FailoverInput(url: entry.source, options: live, media: mediaOptions(options),
+                                      duration: MediaTime(seconds: entry.duration).duration, requiresFeed: true) { event in
+            switch event {
+            case .lost(let error):
                 report(.entryFailed(entry, LivePushError(.playoutEntryFailed, "entry \"\(entry.id)\": \(error.message)")))
+            case .switched(let source):
+                // Told while the input makes the slot that shows `source`: where it switched.
+                if let played = handle.played { switched(entry, source, played) }
+            default:
+                break
             }
         }
+        handle.attach(input)
+        return input
     }
 
     /// Starts opening what the timeline would play next (or `entry`), unless it is already.
@@ -174,7 +219,10 @@ final class PlayoutProgram: InputSequence, Sendable {
     /// At an entry's start: the return from the break before it, the cue-out of the break it
     /// opens (with the whole break's length), and the announcement of the next break, ahead.
     func cues(forInputStartingAt start: Int64) -> [AdCue] {
-        state.withLock { state -> [AdCue] in
+        var eventID: UInt32?
+        let cues = state.withLock { state -> [AdCue] in
+            // The as-run line's event id: the break's, once its cue-out is made below.
+            defer { eventID = state.current?.adBreak != nil ? state.openBreakID : nil }
             guard let entry = state.current else { return [] }
             var cues: [AdCue] = []
             func newID() -> UInt32 {
@@ -203,7 +251,17 @@ final class PlayoutProgram: InputSequence, Sendable {
             }
             return cues
         }
+        asRun.onAir(at: start, eventID: eventID)
+        return cues
     }
+
+    // The as-run log's side of what the switcher does.
+    func outputStarted(at time: Int64) { asRun.outputStarted(at: time) }
+    func breakStarted(_ opportunity: PlacementOpportunity, fill: String, source: String?, at time: Int64) {
+        asRun.breakStarted(opportunity, fill: fill, source: source, at: time)
+    }
+    func breakEnded(at time: Int64) { asRun.breakEnded(at: time) }
+    func sequenceEnded(at time: Int64) { asRun.finished(at: time) }
 
     func inputSkipped(_ input: any MediaInput, unsent: [MediaPacket]) {
         (input as? any PlayoutEntryInput)?.didNotSend(unsent)
@@ -212,6 +270,8 @@ final class PlayoutProgram: InputSequence, Sendable {
     func inputFailed(_ input: any MediaInput, _ error: LivePushError) -> (any MediaInput)? {
         let played = (input as? any PlayoutEntryInput)?.played ?? 0
         guard let entry = state.withLock({ $0.current }) else { return nil }
+        // The slate goes on air where the entry stopped: its own time plus what it played.
+        asRun.failed(afterPlaying: played, slate: AsRunLedger.Item(id: entry.id, kind: .slate, title: entry.title, source: "slate"))
         return slate(for: entry, seconds: max(0, entry.duration - played), because: error)
     }
 
@@ -243,8 +303,7 @@ final class PlayoutProgram: InputSequence, Sendable {
         }
         report(.timelineChanged)
         if cutsContent {
-            prepareNext(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
-                                     adBreak: PlayoutTimeline.nowBreak))
+            prepareNext(PlayoutEntry(clip, kind: .ad, adBreak: PlayoutTimeline.nowBreak))
             state.withLock { $0.requestSkip }()
         } else {
             // What follows the entry on air may have changed: it opens now, while that entry plays.
@@ -253,14 +312,25 @@ final class PlayoutProgram: InputSequence, Sendable {
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
-        try state.withLock { state throws(LivePushError) in try state.timeline.appendContent(clip) }
+        try state.withLock { state throws(LivePushError) in
+            try state.timeline.appendContent(clip)
+            state.planned.content.append(clip)
+        }
         report(.timelineChanged)
         prepareNext()
     }
 
     func skip() {
+        asRun.skipRequested()
         report(.timelineChanged)
         state.withLock { $0.requestSkip }()
+    }
+
+    /// The programme guide (XMLTV) from the channel's start (now, before it started).
+    func programmeGuide(channelID: String, displayName: String) -> String {
+        let planned = state.withLock { $0.planned }
+        let programmes = XMLTVGuide.programmes(of: planned, from: asRun.channelStart ?? wallClock.nowMicroseconds)
+        return XMLTVGuide.document(channelID: channelID, displayName: displayName, programmes: programmes)
     }
 
     /// The entry on air and the schedule as it stands.

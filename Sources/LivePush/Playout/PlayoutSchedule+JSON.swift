@@ -75,10 +75,12 @@ extension PlayoutSchedule {
 
         var content: [Clip] = []
         for (index, object) in try objects("content", required: true).enumerated() {
+            try Self.refuseUnknownFields(object, known: Self.clipFields, name: "content[\(index)]")
             content.append(try clip(object, index: index, list: "content"))
         }
         var ads: [Ad] = []
         for (index, object) in try objects("ads", required: false).enumerated() {
+            try Self.refuseUnknownFields(object, known: Self.clipFields + Self.adFields, name: "ads[\(index)]")
             let base = try clip(object, index: index, list: "ads")
             guard case .string(let typeName) = object["type"], let type = AdType(rawValue: typeName) else {
                 throw refuse(base.id, "type", "must be one of " + AdType.allCases.map(\.rawValue).joined(separator: ", "))
@@ -104,6 +106,15 @@ extension PlayoutSchedule {
         self.init(loop: loop, content: content, ads: ads, blackouts: blackouts)
         try validate()
     }
+
+    /// The fields a content entry (and a clip sent to a running channel) may have. Any other is
+    /// refused (`scheduleFieldUnknown`): a misspelt field would otherwise be silently ignored.
+    static let clipFields = [
+        "id", "source", "in", "out",
+        "title", "description", "category", "episode",
+    ]
+    /// The fields an ad may have besides a clip's.
+    static let adFields = ["type", "at", "appendTo", "deleteAfterPlay"]
 
     static func refuse(_ id: String, _ field: String, _ why: String) -> LivePushError {
         LivePushError(.scheduleInvalid, "entry \"\(id)\", field \"\(field)\": \(why)")
@@ -132,9 +143,33 @@ extension PlayoutSchedule {
         guard case .string(let id) = object["id"] else { throw refuse(name, "id", "is missing or not a string") }
         guard case .string(var source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
         if let directory, !source.hasPrefix("/"), FFInputPolicy.liveProtocols(for: source) == nil { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
-        let clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
+        var clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
         guard clip.inPoint >= 0, clip.inPoint < clip.outPoint else { throw refuse(id, "out", "must be after in (\(clip.inPoint))") }
+        let name = ProgrammeInfo.maxNameLength
+        clip.programme = ProgrammeInfo(title: try text(object, "title", id, upTo: name),
+                                       description: try text(object, "description", id, upTo: ProgrammeInfo.maxDescriptionLength),
+                                       category: try text(object, "category", id, upTo: name),
+                                       episode: try text(object, "episode", id, upTo: name))
         return clip
+    }
+
+    /// An optional text field of an entry: a string of at most `limit` characters.
+    private static func text(_ object: [String: JSONField], _ field: String, _ id: String, upTo limit: Int) throws(LivePushError) -> String? {
+        switch object[field] {
+        case nil: return nil
+        case .string(let text) where text.count <= limit: return text
+        case .string: throw refuse(id, field, "is longer than \(limit) characters")
+        default: throw refuse(id, field, "must be a string")
+        }
+    }
+
+    /// Refuses the first field of `object` (in sorted order) that is not in `known`, naming the
+    /// entry (its id, else its place in the list).
+    static func refuseUnknownFields(_ object: [String: JSONField], known: [String], name: String) throws(LivePushError) {
+        guard let unknown = object.keys.sorted().first(where: { !known.contains($0) }) else { return }
+        let id: String = if case .string(let id) = object["id"] { id } else { name }
+        throw LivePushError(.scheduleFieldUnknown, "entry \"\(id)\", field \"\(unknown)\": is not a schedule entry field (known: "
+                            + known.joined(separator: ", ") + ")")
     }
 }
 
@@ -145,6 +180,7 @@ extension PlayoutSchedule.Clip {
         guard let decoded = try? JSONDecoder().decode(JSONField.self, from: json), case .object(let object) = decoded else {
             throw LivePushError(.scheduleInvalid, "a clip must be a JSON object with id, source, in and out")
         }
+        try PlayoutSchedule.refuseUnknownFields(object, known: PlayoutSchedule.clipFields, name: "clip")
         self = try PlayoutSchedule.clip(object, name: "clip", relativeTo: directory)
     }
 }

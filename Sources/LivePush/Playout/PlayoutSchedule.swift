@@ -26,6 +26,8 @@ public struct PlayoutSchedule: Sendable, Equatable {
         public var inPoint: Double
         /// Where the clip ends, seconds of the source.
         public var outPoint: Double
+        /// Title, description, category and episode, for the programme guide and the as-run log.
+        public var programme = ProgrammeInfo()
 
         /// Creates a clip.
         public init(id: String, source: String, in inPoint: Double, out outPoint: Double) {

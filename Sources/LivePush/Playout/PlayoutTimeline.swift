@@ -24,6 +24,8 @@ public struct PlayoutEntry: Sendable, Equatable {
     public var outPoint: Double
     /// The ad break the entry belongs to (the id of the ad that opened it), nil for content.
     public var adBreak: String?
+    /// Title, description, category and episode of the clip the entry plays.
+    public var programme = ProgrammeInfo()
 
     /// Creates an entry.
     public init(id: String, kind: Kind, source: String, in inPoint: Double, out outPoint: Double, adBreak: String? = nil) {
@@ -37,6 +39,15 @@ public struct PlayoutEntry: Sendable, Equatable {
 
     /// Length in seconds.
     public var duration: Double { outPoint - inPoint }
+
+    /// The entry's title: its clip's, else the clip's file name.
+    public var title: String { programme.title(for: source) }
+
+    /// The entry that plays `clip` (all of it).
+    init(_ clip: PlayoutSchedule.Clip, kind: Kind, adBreak: String? = nil) {
+        self.init(id: clip.id, kind: kind, source: clip.source, in: clip.inPoint, out: clip.outPoint, adBreak: adBreak)
+        programme = clip.programme
+    }
 }
 
 /// The channel's running order, as a pure state machine: it answers "what plays next?" and
@@ -147,8 +158,9 @@ package struct PlayoutTimeline: Sendable {
                 .filter { $0.type == .midroll && !playedThisPass.contains($0.clip.id) }
                 .compactMap(\.at).filter { $0 > mainTime + 1e-9 }.min() ?? .infinity
             let end = min(clipEnd, nextBreak)
-            let entry = PlayoutEntry(id: clip.id, kind: .content, source: clip.source,
+            var entry = PlayoutEntry(id: clip.id, kind: .content, source: clip.source,
                                      in: clip.inPoint + (mainTime - clipStart), out: clip.inPoint + (end - clipStart))
+            entry.programme = clip.programme
             currentMainStart = mainTime
             mainTime = end
             return entry
@@ -159,8 +171,7 @@ package struct PlayoutTimeline: Sendable {
     /// Queues `ads` and, after each, the pods appended to it (recursively), as one break.
     private mutating func queueBreak(of ads: [PlayoutSchedule.Ad], named name: String) {
         func add(_ ad: PlayoutSchedule.Ad, kind: PlayoutEntry.Kind) {
-            queue.append(PlayoutEntry(id: ad.clip.id, kind: kind, source: ad.clip.source,
-                                      in: ad.clip.inPoint, out: ad.clip.outPoint, adBreak: name))
+            queue.append(PlayoutEntry(ad.clip, kind: kind, adBreak: name))
             for pod in schedule.ads where pod.type == .pod && pod.appendTo == ad.clip.id { add(pod, kind: .pod) }
         }
         for ad in ads { add(ad, kind: .ad) }
@@ -180,8 +191,7 @@ package struct PlayoutTimeline: Sendable {
     package mutating func scheduleNow(_ clip: PlayoutSchedule.Clip, interruptingAfter played: Double) -> Bool {
         if let current, current.kind == .ad || current.kind == .pod || (current.kind == .slate && current.adBreak != nil) {
             let position = queue.firstIndex { $0.adBreak != current.adBreak } ?? queue.count
-            queue.insert(PlayoutEntry(id: clip.id, kind: .pod, source: clip.source, in: clip.inPoint, out: clip.outPoint,
-                                      adBreak: current.adBreak), at: position)
+            queue.insert(PlayoutEntry(clip, kind: .pod, adBreak: current.adBreak), at: position)
             return false
         }
         if let current, current.kind == .content, let start = currentMainStart {
@@ -189,8 +199,7 @@ package struct PlayoutTimeline: Sendable {
         }
         // Several clips scheduled during the same content play in the order they came, as one break.
         let position = queue.firstIndex { $0.adBreak != Self.nowBreak } ?? queue.count
-        queue.insert(PlayoutEntry(id: clip.id, kind: .ad, source: clip.source, in: clip.inPoint, out: clip.outPoint,
-                                  adBreak: Self.nowBreak), at: position)
+        queue.insert(PlayoutEntry(clip, kind: .ad, adBreak: Self.nowBreak), at: position)
         return true
     }
 

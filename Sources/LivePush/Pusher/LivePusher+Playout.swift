@@ -12,7 +12,7 @@ extension LivePusher {
         let pushURLs = try Self.parse(urls)
         let stages = makeStages()
         let program = try PlayoutProgram(schedule: schedule, options: options, stages: stages,
-                                         cuePreroll: config.cuePreroll) { [weak self] event in
+                                         cuePreroll: config.cuePreroll, wallClock: config.wallClock) { [weak self] event in
             self?.emit(.playout(event))
         }
         program.requestSkip = { [weak self] in self?.runningPush?.send(.skip) }
@@ -79,4 +79,12 @@ public final class PlayoutControl: Sendable {
 
     /// The schedule as it stands (one-time ads that played are gone, appended clips are in).
     public var schedule: PlayoutSchedule { program.snapshot.schedule }
+
+    /// The channel's programme guide as an XMLTV document: one programme per content clip from
+    /// the channel's start (``PlayoutEvent/channelStarted(_:)``; before it, from now), with
+    /// the clips appended since. Ads are not listed; clips scheduled now and skips show in
+    /// the as-run log (``PlayoutEvent/aired(_:)``), not here.
+    public func programmeGuide(channelID: String, displayName: String) -> String {
+        program.programmeGuide(channelID: channelID, displayName: displayName)
+    }
 }

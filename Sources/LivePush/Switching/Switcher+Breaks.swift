@@ -129,6 +129,14 @@ extension Switcher {
         heldBack = []
         try takeOffAir(cut: .min)  // the cut is before the picture in replay
         setup.breaks?.director.activeStarted(at: clock.end)
+        if let sequence = setup.sequence, let opportunity = setup.breaks?.director.active, let first = fills.first {
+            let source: String? = switch first {
+            case .ad(let clip): clip.source
+            case .alternate: setup.breaks?.director.options.alternate
+            case .slate, .main: nil
+            }
+            sequence.breakStarted(opportunity, fill: first.name, source: source, at: clock.end)
+        }
         let main = input
         background = BreakBackground(input: main, mapping: mapping, end: clock.end,
                                      queue: held.removeValue(forKey: ObjectIdentifier(main)) ?? [],
@@ -298,6 +306,7 @@ extension Switcher {
         held.removeValue(forKey: ObjectIdentifier(input))
         announce(director.active, out: false)
         director.finishActive()
+        setup.sequence?.breakEnded(at: cut)
         background = nil
         awaitsFill = false
         guard !underneath.queue.isEmpty else { return !underneath.mainEnded }

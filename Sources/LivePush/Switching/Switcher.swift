@@ -179,6 +179,7 @@ struct Switcher {
             return .deliver(packet, header: current.header, cues: dueCues)
         }
         guard try readUntilPending(stopping: stopping) else {
+            if !finished { setup.sequence?.sequenceEnded(at: clock.end) }
             finished = true
             return .finished(cues: takeCues(dueBy: clock.end))
         }
@@ -191,7 +192,9 @@ struct Switcher {
         if clock.isPaused { return .some(nil) }
         guard setup.pacing == .realTime else { return nil }
         let now = timeSource.now()
+        let anchors = !clock.isAnchored
         let due = clock.due(.microseconds(packet.dts), now: now)
+        if anchors { setup.sequence?.outputStarted(at: packet.dts) }
         return pacing.wait(forPacketDue: due.microseconds, now: now.microseconds).map { .some(now + .microseconds($0)) }
     }
 
