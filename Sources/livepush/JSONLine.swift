@@ -1,3 +1,5 @@
+import LivePush
+
 /// A minimal JSON value for one-object-per-line output; keeps the CLI free of Foundation.
 enum JSONValue {
     case string(String)
@@ -26,21 +28,6 @@ enum JSONValue {
     }
 
     private static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            // C0 as JSON requires; DEL and C1 too, which a terminal showing the line would obey.
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONText.string(s)
     }
 }

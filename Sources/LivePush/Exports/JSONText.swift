@@ -1,9 +1,9 @@
-/// JSON text written by hand, for the as-run log's lines: one line per record, in a fixed
-/// field order, with no encoder to set up per line.
-enum JSONText {
+/// JSON text written by hand, for the as-run log's lines (one line per record, in a fixed
+/// field order, with no encoder to set up per line) and the CLI's JSON events.
+package enum JSONText {
     /// `text` as a JSON string literal: quotes, backslashes and every control character escaped
     /// (a newline in a title would otherwise split the line).
-    static func string(_ text: String) -> String {
+    package static func string(_ text: String) -> String {
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
