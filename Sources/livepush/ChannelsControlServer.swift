@@ -127,6 +127,13 @@ struct ChannelsControlServer {
                 return json(describe(channel.snapshot), status: .accepted)
             }
         }
+        OverlayRoutes(root: root, maxBodyBytes: Self.maxBodyBytes).register(on: channels, prefix: ":id/overlays") { [manager] context in
+            let id = context.parameters.get("id") ?? ""
+            guard let channel = manager.channel(id) else { return .failure(LivePushError(.channelNotFound, "channel \"\(id)\"")) }
+            return .success(OverlayRoutes.Target(change: { change throws(LivePushError) in
+                try await channel.changeOverlay(change, waitingUpTo: OverlayRoutes.answerWait)
+            }, list: { channel.overlays }))
+        }
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),

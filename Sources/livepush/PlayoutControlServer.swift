@@ -12,6 +12,7 @@ import Logging
 /// - `POST /skip`: ends the entry on air.
 /// - `POST /blackout` (optionally `{"duration": SECONDS}`): the alternate content from now, the
 ///   timeline running on underneath; `POST /blackout/end` ends it.
+/// - `GET`, `POST /overlays`, `PATCH`, `DELETE /overlays/ID`: the live overlays (``OverlayRoutes``).
 ///
 /// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
 /// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
@@ -68,6 +69,11 @@ struct PlayoutControlServer {
                 }
                 return json(.object([("ok", .bool(true)), ("id", .string(clip.id))]))
             }
+        }
+        OverlayRoutes(root: root, maxBodyBytes: Self.maxBodyBytes).register(on: router, prefix: "overlays") { [control] _ in
+            .success(OverlayRoutes.Target(change: { change throws(LivePushError) in
+                try await control.changeOverlay(change, waitingUpTo: OverlayRoutes.answerWait)
+            }, list: { control.overlays }))
         }
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical  // stdout carries the channel's events

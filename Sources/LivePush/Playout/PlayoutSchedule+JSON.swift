@@ -132,8 +132,9 @@ extension PlayoutSchedule {
         guard case .string(let id) = object["id"] else { throw refuse(name, "id", "is missing or not a string") }
         guard case .string(var source) = object["source"] else { throw refuse(id, "source", "is missing or not a string") }
         if let directory, !source.hasPrefix("/"), FFInputPolicy.liveProtocols(for: source) == nil { source = URL(fileURLWithPath: directory).appendingPathComponent(source).path }
-        let clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
+        var clip = Clip(id: id, source: source, in: try seconds(object["in"], id, "in"), out: try seconds(object["out"], id, "out"))
         guard clip.inPoint >= 0, clip.inPoint < clip.outPoint else { throw refuse(id, "out", "must be after in (\(clip.inPoint))") }
+        if let overlays = object["overlays"] { clip.overlays = try Overlay.entryOverlays(overlays, entry: id, relativeTo: directory) }
         return clip
     }
 }

@@ -26,6 +26,9 @@ public struct PlayoutSchedule: Sendable, Equatable {
         public var inPoint: Double
         /// Where the clip ends, seconds of the source.
         public var outPoint: Double
+        /// Drawn over the clip while it plays, and only then (at most ``Overlay/maxPerEntry``);
+        /// JSON `"overlays": [{"id", "image" | "text" | "clock", "x", "y", ...}]`.
+        public var overlays: [Overlay] = []
 
         /// Creates a clip.
         public init(id: String, source: String, in inPoint: Double, out outPoint: Double) {

@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LivePush
+import XCTest
+
+/// Live overlays on a running playout channel, recorded by nginx and read back: OCR
+/// (tesseract) reads the text only between its POST and its DELETE, each change lands on the
+/// picture the API answered with, and a schedule entry's logo shows during that entry only.
+final class OverlayTests: NginxTestCase {
+    /// Where the text goes, and what its box covers (size 40: a 10-pixel box edge around the text).
+    private let textAt = (x: 40, y: 40)
+    /// The logo: 32×32 opaque white with a transparent 8-pixel border, at (240, 160).
+    private let logoAt = (x: 240, y: 160)
+
+    private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    /// The text in frame `index` of `path` (the text's area, scaled up 3×), as tesseract reads it.
+    private func ocr(_ path: String, frame index: Int) throws -> String {
+        let png = dir.appendingPathComponent("frame-\(index).png").path
+        let cut = try ProcessRunner.run("ffmpeg", [
+            "-v", "error", "-nostdin", "-y", "-i", path, "-an", "-vf",
+            "select=eq(n\\,\(index)),crop=260:80:\(textAt.x - 10):\(textAt.y - 10),scale=iw*3:ih*3,format=gray",
+            "-fps_mode", "passthrough", "-frames:v", "1", png,
+        ], timeout: 60)
+        XCTAssertTrue(cut.succeeded, cut.summary)
+        let read = try ProcessRunner.run("tesseract", [png, "stdout", "--psm", "7"], timeout: 60)
+        XCTAssertTrue(read.succeeded, read.summary)
+        return read.stdoutString.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testTextOverlayOverHTTPAndAnEntrysLogoOnARealTimeChannel() async throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"), "tesseract-ocr not installed")
+        try PlayoutClip.a.make(in: dir, seconds: 4)
+        try PlayoutClip.x.make(in: dir, seconds: 3)
+        let logo = try ProcessRunner.run("ffmpeg", [
+            "-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "color=white:s=32x32", "-frames:v", "1", "-vf",
+            "format=rgba,geq=r=255:g=255:b=255:a='if(between(X,8,23)*between(Y,8,23),255,0)'",
+            dir.appendingPathComponent("logo.png").path,
+        ], timeout: 60)
+        XCTAssertTrue(logo.succeeded, logo.summary)
+        let schedule = dir.appendingPathComponent("schedule.json").path
+        try """
+        { "content": [ {"id": "a1", "source": "A.mp4", "in": 0, "out": 1.6},
+                       {"id": "x1", "source": "X.mp4", "in": 0, "out": 1.6,
+                        "overlays": [{"id": "logo", "image": "logo.png", "x": \(logoAt.x), "y": \(logoAt.y)}]},
+                       {"id": "a2", "source": "A.mp4", "in": 1.6, "out": 3.6} ] }
+        """.write(toFile: schedule, atomically: true, encoding: .utf8)
+        let cli = try RunningCLI(["playout", schedule, server.url(stream: "ovl"), "--size", "320x240", "--json",
+                                  "--control", "127.0.0.1:0"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the endpoint never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        _ = await cli.awaitLine { $0.contains("\"entryStarted\"") }
+
+        // Refusals first: each names its field and changes nothing.
+        let bad = try await request(base + "/overlays", method: "POST", body: #"{"id": "t 1", "text": "x", "x": 0, "y": 0}"#)
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertEqual((bad.json["error"] as? [String: Any])?["code"] as? Int, LivePushError.Code.overlayInvalid.rawValue)
+        let outside = try await request(base + "/overlays", method: "POST", body: #"{"id": "e", "image": "/etc/passwd", "x": 0, "y": 0}"#)
+        XCTAssertEqual(outside.status, 400)
+        let missing = try await request(base + "/overlays/none", method: "DELETE")
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertEqual((missing.json["error"] as? [String: Any])?["code"] as? Int, LivePushError.Code.overlayNotFound.rawValue)
+
+        try await Task.sleep(for: .milliseconds(600))  // the stimulus: into the channel's first entry
+        let added = try await request(base + "/overlays", method: "POST", body: """
+            {"id": "live", "text": "LIVE 42", "x": \(textAt.x), "y": \(textAt.y), "size": 40, "background": "#000000"}
+            """)
+        XCTAssertEqual(added.status, 201, "\(added.json)")
+        let listed = try await request(base + "/overlays")
+        XCTAssertEqual((listed.json["overlays"] as? [[String: Any]])?.first?["text"] as? String, "LIVE 42")
+        try await Task.sleep(for: .milliseconds(2000))
+        let removed = try await request(base + "/overlays/live", method: "DELETE")
+        XCTAssertEqual(removed.status, 200, "\(removed.json)")
+
+        let exit = await cli.awaitExit(timeout: .seconds(30))
+        XCTAssertEqual(exit, 0, cli.output.suffix(5).joined(separator: "\n"))
+        let path = try await server.awaitRecording(stream: "ovl")
+        let on = try XCTUnwrap((added.json["applied"] as? [String: Any])?["frame"] as? Int, "\(added.json)")
+        let off = try XCTUnwrap((removed.json["applied"] as? [String: Any])?["frame"] as? Int, "\(removed.json)")
+        // The change lands on the first picture after the command: the one the answer names.
+        for answer in [added.json, removed.json] {
+            let applied = try XCTUnwrap(answer["applied"] as? [String: Any])
+            let time = try XCTUnwrap(applied["mediaTime"] as? Double), after = try XCTUnwrap(applied["after"] as? Double)
+            XCTAssertEqual(time - after, 0.04, accuracy: 0.001, "the next picture after the command: \(applied)")
+        }
+
+        // Frame by frame: the text's black box is there from `on` to before `off`; recorded
+        // frame n is the channel's picture n (25 fps from 0).
+        let video = try DecodedVideo.luma(path, width: 320, height: 240)
+        let probe = try FFProbe.run(path)
+        let times = probe.videoPackets.compactMap(\.ptsTime).sorted()
+        XCTAssertEqual(times.count, video.frames.count)
+        XCTAssertEqual(times.first ?? -1, 0, accuracy: 0.001)
+        let boxed = video.frames.indices.filter { video.mean($0, x: textAt.x + 2, y: textAt.y + 2, w: 6, h: 6) < 40 }
+        let first = try XCTUnwrap(boxed.first, "no frame shows the text's box")
+        let last = try XCTUnwrap(boxed.last)
+        XCTAssertEqual(boxed.count, last - first + 1, "the box shows in one run of frames")
+        XCTAssertEqual(first, on, accuracy: 2, "the POST landed at frame \(on) (\(Double(on) / 25) s)")
+        XCTAssertEqual(last + 1, off, accuracy: 2, "the DELETE landed at frame \(off)")
+        XCTAssertEqual(times[first], Double(on) / 25, accuracy: 0.081, "the recorded timestamp of the first frame with the text")
+
+        // OCR: the text between the two changes, not before nor after.
+        XCTAssertEqual(try ocr(path, frame: (on + off) / 2), "LIVE 42")
+        XCTAssertFalse(try ocr(path, frame: max(0, on - 5)).contains("42"))
+        XCTAssertFalse(try ocr(path, frame: min(video.frames.count - 1, off + 5)).contains("42"))
+
+        // The logo: white at its place during x1 (frames 40..<80), never elsewhere.
+        let white = video.frames.indices.filter { video.mean($0, x: logoAt.x + 10, y: logoAt.y + 10, w: 12, h: 12) > 200 }
+        XCTAssertEqual(white.first, 40, "the logo from x1's first picture")
+        XCTAssertEqual(white.last, 79, "until its last")
+        XCTAssertEqual(white.count, 40, "only during x1: \(white)")
+        // Its transparent border leaves the clip's blue.
+        XCTAssertEqual(video.mean(60, x: logoAt.x + 1, y: logoAt.y + 1, w: 5, h: 5), 41, accuracy: 8)
+    }
+}
