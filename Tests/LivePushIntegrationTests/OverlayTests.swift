@@ -126,3 +126,91 @@ final class OverlayTests: NginxTestCase {
         XCTAssertEqual(video.mean(60, x: logoAt.x + 1, y: logoAt.y + 1, w: 5, h: 5), video.mean(60, x: 100, y: 200, w: 5, h: 5), accuracy: 4)
     }
 }
+
+/// `/channels/ID/overlays` on `livepush channels`, and `push --overlay` at `--fast` pace.
+final class OverlayChannelsAndFastTests: NginxTestCase {
+    private func request(_ url: String, method: String = "GET", body: String? = nil, token: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+    }
+
+    private func frame(_ answer: [String: Any]) -> Int? {
+        (answer["applied"] as? [String: Any])?["frame"] as? Int
+    }
+
+    func testAChannelsOverlaysThroughTheAPI() async throws {
+        try PlayoutClip.a.make(in: dir, seconds: 4)
+        try #"{"loop": "forever", "content": [{"id": "a", "source": "A.mp4", "in": 0, "out": 4}]}"#
+            .write(toFile: dir.appendingPathComponent("schedule.json").path, atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("channels.json").path
+        try """
+        {"control": "127.0.0.1:0", "token": "t0k",
+         "channels": [{"id": "p", "playout": "schedule.json", "outputs": ["\(server.url(stream: "p"))"]}]}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let cli = try RunningCLI(["channels", config, "--log-format", "json"])
+        let listening = await cli.awaitLine { $0.contains("controlListening") }
+        let line = try XCTUnwrap(listening, "the API never said where it listens: \(cli.output)")
+        let base = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String)
+        let overlays = base + "/channels/p/overlays"
+
+        let anonymous = try await request(overlays, method: "POST", body: #"{"id": "t", "text": "x", "x": 0, "y": 0}"#)
+        XCTAssertEqual(anonymous.status, 401, "the token guards the overlays too")
+        let nowhere = try await request(base + "/channels/zz/overlays", token: "t0k")
+        XCTAssertEqual(nowhere.status, 404)
+        XCTAssertEqual((nowhere.json["error"] as? [String: Any])?["name"] as? String, "channelNotFound")
+
+        // The channel opens in the background: the first change waits until it pushes.
+        var added = try await request(overlays, method: "POST", body: ##"{"id": "bug", "text": "ON AIR", "x": 16, "y": 16, "size": 24, "background": "#000000"}"##, token: "t0k")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while added.status == 400, (added.json["error"] as? [String: Any])?["name"] as? String == "invalidState", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            added = try await request(overlays, method: "POST", body: ##"{"id": "bug", "text": "ON AIR", "x": 16, "y": 16, "size": 24, "background": "#000000"}"##, token: "t0k")
+        }
+        XCTAssertEqual(added.status, 201, "\(added.json)")
+        let on = try XCTUnwrap(frame(added.json), "\(added.json)")
+        let again = try await request(overlays, method: "POST", body: #"{"id": "bug", "text": "x", "x": 0, "y": 0}"#, token: "t0k")
+        XCTAssertEqual(again.status, 400, "the id is in use")
+        let patched = try await request(overlays + "/bug", method: "PATCH", body: #"{"text": "ON AIR 2", "opacity": 0.9}"#, token: "t0k")
+        XCTAssertEqual(patched.status, 200, "\(patched.json)")
+        XCTAssertEqual((patched.json["overlay"] as? [String: Any])?["text"] as? String, "ON AIR 2")
+        XCTAssertGreaterThan(frame(patched.json) ?? 0, on)
+        let listed = try await request(overlays, token: "t0k")
+        XCTAssertEqual((listed.json["overlays"] as? [[String: Any]])?.map { $0["id"] as? String }, ["bug"])
+        let removed = try await request(overlays + "/bug", method: "DELETE", token: "t0k")
+        XCTAssertEqual(removed.status, 200, "\(removed.json)")
+        let gone = try await request(overlays + "/bug", method: "DELETE", token: "t0k")
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertEqual((gone.json["error"] as? [String: Any])?["code"] as? Int, LivePushError.Code.overlayNotFound.rawValue)
+        cli.interrupt()
+        _ = await cli.awaitExit(timeout: .seconds(20))
+    }
+
+    /// `--fast`: the overlay given at the start is on every picture, read back by OCR.
+    func testPushOverlayFromTheStartAtFastPace() async throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/tesseract"), "tesseract-ocr not installed")
+        let source = try PlayoutClip.a.make(in: dir, seconds: 2)
+        let overlay = ##"{"id": "bug", "text": "LIVE 42", "x": 40, "y": 40, "size": 40, "background": "#000000"}"##
+        let result = try LivePushCLI.run(["push", source, server.url(stream: "fast"), "--fast", "--overlay", overlay], timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let path = try await server.awaitRecording(stream: "fast")
+        let video = try DecodedVideo.luma(path, width: 320, height: 240)
+        XCTAssertEqual(video.frames.count, 50)
+        let boxed = video.frames.indices.filter { video.mean($0, x: 42, y: 42, w: 6, h: 6) < 12 }
+        XCTAssertEqual(boxed.count, video.frames.count, "the text's box on every picture")
+        for index in [0, video.frames.count - 1] {
+            let png = dir.appendingPathComponent("f\(index).png").path
+            let cut = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", path, "-an", "-vf",
+                                                       "select=eq(n\\,\(index)),crop=260:80:30:30,scale=iw*3:ih*3,format=gray",
+                                                       "-fps_mode", "passthrough", "-frames:v", "1", png], timeout: 60)
+            XCTAssertTrue(cut.succeeded, cut.summary)
+            let read = try ProcessRunner.run("tesseract", [png, "stdout", "--psm", "7"], timeout: 60)
+            XCTAssertEqual(read.stdoutString.trimmingCharacters(in: .whitespacesAndNewlines), "LIVE 42", "frame \(index)")
+        }
+    }
+}
