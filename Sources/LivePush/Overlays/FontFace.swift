@@ -1,4 +1,7 @@
 import CFreeType
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The font text overlays are drawn with: found once through fontconfig (a sans-serif, which on
 /// Debian is DejaVu Sans from fonts-dejavu-core) and kept as bytes, so that rendering a text
@@ -15,10 +18,13 @@ enum FontFace {
         guard let path = locate(family: "sans-serif") else {
             return .failure(LivePushError(.fontUnavailable, "fontconfig matched no font for sans-serif"))
         }
-        guard let bytes = LocalFile.read(path, upTo: maxFontBytes + 1), !bytes.isEmpty, bytes.count <= maxFontBytes else {
+        // Read to the file's size: `LocalFile.read` allocates its whole limit, and the font is kept.
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0, info.st_size <= maxFontBytes,
+              let contents = LocalFile.read(path, upTo: Int(info.st_size)), contents.count == Int(info.st_size) else {
             return .failure(LivePushError(.fontUnavailable, "\(path) cannot be read or is larger than \(maxFontBytes) bytes"))
         }
-        return .success((path, bytes))
+        return .success((path, Array(contents)))
     }
 
     /// The file fontconfig picks for `family` (the same as `fc-match family`), regular weight.
