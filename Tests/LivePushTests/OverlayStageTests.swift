@@ -86,3 +86,13 @@ final class OverlayStageTests: XCTestCase {
         XCTAssertEqual(scaled.height, 8)
     }
 }
+
+extension OverlayStageTests {
+    func testATextWiderThanAnyPictureIsRefused() {
+        let long = Overlay(id: "w", content: .text(String(repeating: "W", count: 256)), x: 0, y: 0, size: 256)
+        XCTAssertThrowsError(try OverlayStage().submit(.add(long))) { error in
+            XCTAssertEqual((error as? LivePushError)?.code, .overlayInvalid)
+            XCTAssertTrue("\(error)".contains("wider than"), "\(error)")
+        }
+    }
+}

@@ -19,6 +19,9 @@ final class OverlayStage: Sendable {
     /// Renderings of schedule entries' overlays kept, at most (a schedule naming more distinct
     /// overlays is refused).
     static let maxEntryRenderings = 256
+    /// The renderings kept (live and entries' together) take at most this many bytes of RGBA:
+    /// sixteen full-frame 1080p graphics.
+    static let maxRenderedBytes = 128 << 20
 
     private struct Blend {
         var key: String
@@ -76,6 +79,7 @@ final class OverlayStage: Sendable {
             guard state.pending.count < Self.maxPending else {
                 throw LivePushError(.overlayInvalid, "\(Self.maxPending) changes wait for a picture already (is the push paused, or its video copied?)")
             }
+            if let rendered { try Self.checkBudget(adding: rendered.image, state) }
             try state.set.accept(change)
             if let rendered { state.liveImages[rendered.key] = rendered.image }
             let receipt = OverlayReceipt()
@@ -96,6 +100,7 @@ final class OverlayStage: Sendable {
                 guard state.entryImages.count < Self.maxEntryRenderings else {
                     throw LivePushError(.overlayInvalid, "the schedule names more than \(Self.maxEntryRenderings) different overlays")
                 }
+                try Self.checkBudget(adding: image, state)
                 state.entryImages[key] = image
             }
         }
@@ -176,6 +181,14 @@ final class OverlayStage: Sendable {
         guard let blend = state.blends[itemKey], !blend.overlay.isEmpty else { return }
         // Only a shared frame's copy can fail (out of memory): the picture goes on without it.
         try? blend.overlay.apply(to: &frame)
+    }
+
+    /// Refuses a rendering that would take the kept ones past ``maxRenderedBytes``.
+    private static func checkBudget(adding image: RGBAImage, _ state: State) throws(LivePushError) {
+        let kept = (state.liveImages.values.map(\.pixels.count) + state.entryImages.values.map(\.pixels.count)).reduce(0, +)
+        guard kept + image.pixels.count <= maxRenderedBytes else {
+            throw LivePushError(.overlayInvalid, "the overlays' pictures would take more than \(maxRenderedBytes >> 20) MiB (\(kept >> 20) MiB kept)")
+        }
     }
 
     /// Drops the renderings and conversions no overlay uses any more.

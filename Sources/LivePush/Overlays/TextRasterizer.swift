@@ -20,12 +20,18 @@ enum TextRasterizer {
             guard FT_Set_Pixel_Sizes(face, 0, FT_UInt(size)) == 0 else {
                 throw LivePushError(.fontUnavailable, "\(font.path) has no size \(size)")
             }
-            return draw(text, face: face, color: color, background: background, padding: background == nil ? 0 : max(2, size / 4))
+            guard let image = draw(text, face: face, color: color, background: background, padding: background == nil ? 0 : max(2, size / 4)) else {
+                throw LivePushError(.overlayInvalid, "the text is wider than \(maxWidth) pixels at size \(size)")
+            }
+            return image
         }
     }
 
-    /// Glyph coverage on a canvas as tall as the font's line, then coloured.
-    private static func draw(_ text: String, face: FT_Face, color: OverlayColor, background: OverlayColor?, padding: Int) -> RGBAImage {
+    /// Widest text rendered, pixels (wider than any picture; bounds what a text costs in memory).
+    static let maxWidth = 8192
+
+    /// Glyph coverage on a canvas as tall as the font's line, then coloured; nil when wider than ``maxWidth``.
+    private static func draw(_ text: String, face: FT_Face, color: OverlayColor, background: OverlayColor?, padding: Int) -> RGBAImage? {
         let metrics = face.pointee.size.pointee.metrics
         let ascender = Int(metrics.ascender >> 6), descender = Int(-(metrics.descender >> 6))
         let lineHeight = max(1, ascender + descender)
@@ -48,10 +54,12 @@ enum TextRasterizer {
             glyphs.append((Int(slot.bitmap_left), Int(slot.bitmap_top), width, rows, pixels))
             pens.append(pen)
             pen += Int(slot.advance.x >> 6)
+            if pen > maxWidth { return nil }
         }
         let left = min(0, zip(glyphs, pens).map { $0.0.left + $0.1 }.min() ?? 0)
         let right = max(pen, zip(glyphs, pens).map { $0.0.left + $0.1 + $0.0.width }.max() ?? 0)
         let width = max(1, right - left) + 2 * padding, height = lineHeight + 2 * padding
+        guard width <= maxWidth + 2 * padding else { return nil }
         var coverage = [UInt8](repeating: 0, count: width * height)
         for (glyph, pen) in zip(glyphs, pens) {
             let x0 = padding + pen + glyph.left - left, y0 = padding + ascender - glyph.top
