@@ -12,6 +12,7 @@ import Logging
 /// `apiInputs` does not allow 403 (``APIInputPolicy``), all `{"error": {code, hex, name,
 /// message}}`; nothing is changed by a refused request. Adds and starts answer 202 at once: the
 /// open runs on a thread of its own (``Channel/start()``), so no request waits on a probe.
+/// `/channels/ID/overlays` changes a running channel's live overlays (``OverlayRoutes``).
 struct ChannelsControlServer {
     let manager: ChannelManager
     let token: String?
