@@ -112,6 +112,15 @@ struct PlayoutControlServer {
         } catch {
             throw LivePushError(.pathOutsideMediaRoot, "entry \"\(clip.id)\", field \"source\": \(error.detail ?? error.message)")
         }
+        // An entry's logo, like its source, inside the root.
+        for index in clip.overlays.indices {
+            guard case .image(let path) = clip.overlays[index].content else { continue }
+            do throws(LivePushError) {
+                clip.overlays[index].content = .image(path: try root.fileToRead(path))
+            } catch {
+                throw LivePushError(.pathOutsideMediaRoot, "entry \"\(clip.id)\", overlay \"\(clip.overlays[index].id)\", field \"image\": \(error.detail ?? error.message)")
+            }
+        }
         return clip
     }
 

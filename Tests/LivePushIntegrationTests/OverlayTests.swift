@@ -72,6 +72,11 @@ final class OverlayTests: NginxTestCase {
         XCTAssertEqual(missing.status, 404)
         XCTAssertEqual((missing.json["error"] as? [String: Any])?["code"] as? Int, LivePushError.Code.overlayNotFound.rawValue)
 
+        let append = try await request(base + "/append", method: "POST", body: """
+            {"id": "z", "source": "A.mp4", "in": 0, "out": 1, "overlays": [{"id": "l", "image": "/etc/hostname", "x": 0, "y": 0}]}
+            """)
+        XCTAssertEqual((append.json["error"] as? [String: Any])?["name"] as? String, "pathOutsideMediaRoot", "an appended entry's logo stays in the root")
+
         try await Task.sleep(for: .milliseconds(600))  // the stimulus: into the channel's first entry
         let added = try await request(base + "/overlays", method: "POST", body: """
             {"id": "live", "text": "LIVE 42", "x": \(textAt.x), "y": \(textAt.y), "size": 40, "background": "#000000"}
