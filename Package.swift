@@ -52,6 +52,13 @@ let package = Package(
             dependencies: ["CGnuTLS"],
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]  // dlopen: libc's own from glibc 2.34
         ),
+        // Text overlays: fontconfig finds the font (Debian fonts-dejavu-core), FreeType renders
+        // the glyphs once per text change (``TextRasterizer``); nothing above it sees a C type.
+        .systemLibrary(
+            name: "CFreeType",
+            pkgConfig: "freetype2 fontconfig",
+            providers: [.apt(["libfreetype-dev", "libfontconfig-dev"])]
+        ),
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat libavcodec libavutil libswresample libswscale",
@@ -63,7 +70,7 @@ let package = Package(
         .target(
             name: "LivePush",
             dependencies: [
-                "CRTMP", "CGnuTLS", "CSRT", "CWebRTC", "CFFmpeg", "LivePushWire",
+                "CRTMP", "CGnuTLS", "CSRT", "CWebRTC", "CFFmpeg", "CFreeType", "LivePushWire",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),

@@ -10,6 +10,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   pkg-config librtmp-dev libgnutls28-dev libsrt-gnutls-dev srt-tools \
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev \
+  libfreetype-dev libfontconfig-dev fonts-dejavu-core tesseract-ocr tesseract-ocr-eng \
   libgstreamer1.0-0 libgstreamer-plugins-base1.0-0 libgstreamer-plugins-bad1.0-0 \
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-nice \
   ffmpeg nginx libnginx-mod-rtmp libnginx-mod-stream openssl python3 python3-venv systemd iproute2 \

@@ -12,6 +12,7 @@ import Logging
 /// `apiInputs` does not allow 403 (``APIInputPolicy``), all `{"error": {code, hex, name,
 /// message}}`; nothing is changed by a refused request. Adds and starts answer 202 at once: the
 /// open runs on a thread of its own (``Channel/start()``), so no request waits on a probe.
+/// `/channels/ID/overlays` changes a running channel's live overlays (``OverlayRoutes``).
 struct ChannelsControlServer {
     let manager: ChannelManager
     let token: String?
@@ -137,6 +138,13 @@ struct ChannelsControlServer {
                 try channel.removeOutput(at: index)
                 return json(describe(channel.snapshot), status: .accepted)
             }
+        }
+        OverlayRoutes(root: root, maxBodyBytes: Self.maxBodyBytes).register(on: channels, prefix: ":id/overlays") { [manager] context in
+            let id = context.parameters.get("id") ?? ""
+            guard let channel = manager.channel(id) else { return .failure(LivePushError(.channelNotFound, "channel \"\(id)\"")) }
+            return .success(OverlayRoutes.Target(change: { change throws(LivePushError) in
+                try await channel.changeOverlay(change, waitingUpTo: OverlayRoutes.answerWait)
+            }, list: { channel.overlays }))
         }
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical

@@ -14,6 +14,7 @@ import Logging
 ///   timeline running on underneath; `POST /blackout/end` ends it.
 /// - `GET /epg.xml`: the programme guide (XMLTV); `GET /as-run`: the as-run log's last lines
 ///   (JSON lines, see ``ExportResponse``).
+/// - `GET`, `POST /overlays`, `PATCH`, `DELETE /overlays/ID`: the live overlays (``OverlayRoutes``).
 ///
 /// A request that is not valid gets 400 with `{"error": {code, hex, name, message}}`
 /// (`controlRequestInvalid`, or `scheduleInvalid` naming the clip's field) and changes nothing.
@@ -74,6 +75,11 @@ struct PlayoutControlServer {
                 return json(.object([("ok", .bool(true)), ("id", .string(clip.id))]))
             }
         }
+        OverlayRoutes(root: root, maxBodyBytes: Self.maxBodyBytes).register(on: router, prefix: "overlays") { [control] _ in
+            .success(OverlayRoutes.Target(change: { change throws(LivePushError) in
+                try await control.changeOverlay(change, waitingUpTo: OverlayRoutes.answerWait)
+            }, list: { control.overlays }))
+        }
         var quiet = Logger(label: "livepush.control")
         quiet.logLevel = .critical  // stdout carries the channel's events
         let app = Application(router: router, configuration: .init(address: .hostname(host, port: port)),
@@ -110,6 +116,15 @@ struct PlayoutControlServer {
             clip.source = try root.fileToRead(clip.source)
         } catch {
             throw LivePushError(.pathOutsideMediaRoot, "entry \"\(clip.id)\", field \"source\": \(error.detail ?? error.message)")
+        }
+        // An entry's logo, like its source, inside the root.
+        for index in clip.overlays.indices {
+            guard case .image(let path) = clip.overlays[index].content else { continue }
+            do throws(LivePushError) {
+                clip.overlays[index].content = .image(path: try root.fileToRead(path))
+            } catch {
+                throw LivePushError(.pathOutsideMediaRoot, "entry \"\(clip.id)\", overlay \"\(clip.overlays[index].id)\", field \"image\": \(error.detail ?? error.message)")
+            }
         }
         return clip
     }

@@ -202,6 +202,7 @@ struct PushCommand: AsyncParsableCommand {
         let pusher = LivePusher(config: config)
         do {
             for filter in try video.makeFilters() { try pusher.addFilter(filter) }
+            for overlay in try video.makeOverlays() { try pusher.sendOverlayChange(.add(overlay)) }
         } catch {
             throw fail(error)
         }

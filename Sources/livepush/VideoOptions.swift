@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import LivePush
 
 /// The raw-frame pipeline's options of `livepush push`: filters, encoder settings, pause image.
@@ -13,6 +14,11 @@ struct VideoOptions: ParsableArguments {
 
     @Option(name: .customLong("watermark-position"), help: "top-left, top-right, bottom-left, bottom-right or center.")
     var watermarkPosition: WatermarkPlacement = .topRight
+
+    @Option(name: .customLong("overlay"), help: ArgumentHelp(
+        "Draw a live overlay from the start: a JSON object as POST /overlays takes ({\"id\", \"text\"|\"image\"|\"clock\", \"x\", \"y\", \"size\", ...}; see docs/overlays.md). Repeatable.",
+        valueName: "JSON"))
+    var overlays: [String] = []
 
     @Option(name: .customLong("video-codec"), help: ArgumentHelp(
         "The codec the video goes out in: h264 (legacy RTMP, the default), hevc (libx265) or av1 (libsvtav1), both over Enhanced RTMP or SRT, or copy (H.264, HEVC, AV1 or VP9 sent as they are). A list in order of preference (hevc,h264): each RTMP output sends the first its server confirms (H.264 always counts), the source copied when its codec is in the list.",
@@ -56,7 +62,7 @@ struct VideoOptions: ParsableArguments {
 
     /// Encoder settings mean nothing to a stream copy, so giving one asks for encoding. (Filters,
     /// a size, an fps or a pause image make the library encode by themselves.)
-    var setsEncoder: Bool { gop != nil || preset != nil || targetBitrate != nil || minBitrate != nil }
+    var setsEncoder: Bool { gop != nil || preset != nil || targetBitrate != nil || minBitrate != nil || !overlays.isEmpty }
 
     func apply(to config: inout PushConfig) {
         if setsEncoder { config.media.encodeVideo = true }
@@ -69,6 +75,13 @@ struct VideoOptions: ParsableArguments {
         if let minBitrate { config.media.minVideoBitrateKbps = minBitrate }
         config.media.adaptiveBitrate = !fixedBitrate
         config.pauseImage = pauseImage
+    }
+
+    /// The `--overlay` objects (image paths as given: the command line is the operator's own).
+    func makeOverlays() throws(LivePushError) -> [Overlay] {
+        var made: [Overlay] = []
+        for json in overlays { made.append(try Overlay.decode(json: Data(json.utf8)) { $0 }) }
+        return made
     }
 
     /// The filters to add, in order: the named ones, then the watermark on top.

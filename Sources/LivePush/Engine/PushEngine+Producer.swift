@@ -31,8 +31,10 @@ extension PushEngine {
                                    soundConfiguration: parts.afterClock.audioEncode?.audioSpecificConfig,
                                    nextInputReady: { [weak self] in self?.wakeProducer() })
         let switcher = Switcher(input: parts.source, info: info, setup: setup, clock: config.monotonicClock)
-        parts.breaks?.director.prepare(wallClock: WallClockReading(wall: config.wallClock.nowMicroseconds,
-                                                                    monotonic: config.monotonicClock.now()))
+        let reading = WallClockReading(wall: config.wallClock.nowMicroseconds, monotonic: config.monotonicClock.now())
+        parts.breaks?.director.prepare(wallClock: reading)
+        // A wall clock overlay shows the push's start plus the picture's media time.
+        parts.stages.overlays.pushStarted(wallOrigin: reading.wall)
         return ProducerState(switcher: switcher, stages: parts.stages, afterClock: parts.afterClock)
     }
 

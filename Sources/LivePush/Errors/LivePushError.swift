@@ -159,6 +159,14 @@ extension LivePushError {
         /// The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed.
         case outputSettingsInvalid = 0x3003_0701
 
+        // Live overlays (0x300308xx)
+        /// The overlay is not valid (its id, text, image, position, size, opacity or fade is out of bounds, its id is taken, or the push has as many overlays as it may); nothing was changed.
+        case overlayInvalid = 0x3003_0801
+        /// There is no overlay with this id on the push.
+        case overlayNotFound = 0x3003_0802
+        /// No font could be found or loaded for a text overlay (install fonts-dejavu-core, or fontconfig's configuration names none).
+        case fontUnavailable = 0x3003_0803
+
         // Interactive mode: WHIP (WebRTC) outputs (0x30020Axx, beside the push range)
         /// The WHIP endpoint refused the bearer token (401 or 403): give a valid one.
         case tokenInvalid = 0x3002_0A01
@@ -253,6 +261,9 @@ extension LivePushError {
             case .whipTimeout: "The WHIP endpoint or the WebRTC connection did not answer in time."
             case .tokenExpired: "The push token has expired: restart the push with a new URL or token."
             case .webrtcUnavailable: "A WHIP output needs GStreamer at run time and a library or plugin of it is missing: the detail names the file or element and the Debian package that provides it."
+            case .overlayInvalid: "The overlay is not valid (its id, text, image, position, size, opacity or fade is out of bounds, its id is taken, or the push has as many overlays as it may); nothing was changed."
+            case .overlayNotFound: "There is no overlay with this id on the push."
+            case .fontUnavailable: "No font could be found or loaded for a text overlay (install fonts-dejavu-core, or fontconfig's configuration names none)."
             case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
             }
         }

@@ -33,6 +33,8 @@ final class PlayoutProgram: InputSequence, Sendable {
         var nextEventID: UInt32 = 1
         /// The schedule as planned (appended clips in, played one-time ads kept): the guide's.
         var planned: PlayoutSchedule
+        /// Each clip's overlays (``PlayoutSchedule/Clip/overlays``), by id, rendered ahead.
+        var overlays: [String: [Overlay]] = [:]
     }
 
     private let state: Mutex<State>
@@ -57,7 +59,13 @@ final class PlayoutProgram: InputSequence, Sendable {
 
     init(schedule: PlayoutSchedule, options: PlayoutOptions, stages: FrameStages, cuePreroll: Duration = .seconds(4),
          wallClock: any WallClock = SystemWallClock(), report: @escaping @Sendable (PlayoutEvent) -> Void) throws(LivePushError) {
-        state = Mutex(State(timeline: try PlayoutTimeline(schedule: schedule), planned: schedule))
+        var initial = State(timeline: try PlayoutTimeline(schedule: schedule), planned: schedule)
+        // Rendered now, so that a bad logo fails the start and the producer never reads a file.
+        for clip in schedule.content + schedule.ads.map(\.clip) where !clip.overlays.isEmpty {
+            try stages.overlays.prepareEntryOverlays(clip.overlays)
+            initial.overlays[clip.id] = clip.overlays
+        }
+        state = Mutex(initial)
         self.wallClock = wallClock
         asRun = PlayoutAsRun(wallClock: wallClock, report: report)
         inputsMayWait = (schedule.content + schedule.ads.map(\.clip)).contains { FFInputPolicy.liveProtocols(for: $0.source) != nil }
@@ -108,6 +116,8 @@ final class PlayoutProgram: InputSequence, Sendable {
             report(.entryEnded(ended))
             if let name = ended.adBreak, next?.adBreak != name { report(.adBreakEnded(name)) }
         }
+        // The entry's overlays from its first picture on (none: the last entry's go).
+        stages.overlays.enterEntry(next.map { entry in state.withLock { $0.overlays[entry.id] ?? [] } } ?? [])
         guard let next else { return nil }
         if let name = next.adBreak, ended?.adBreak != name { report(.adBreakStarted(name)) }
         report(.entryStarted(next))
@@ -293,7 +303,10 @@ final class PlayoutProgram: InputSequence, Sendable {
 
     /// Plays `clip` at the current position (see ``PlayoutTimeline/scheduleNow(_:interruptingAfter:)``).
     func scheduleNow(_ clip: PlayoutSchedule.Clip) {
+        // A clip whose overlays cannot be rendered still plays, without them.
+        let overlays = (try? stages.overlays.prepareEntryOverlays(clip.overlays)) != nil ? clip.overlays : []
         let cutsContent = state.withLock { state -> Bool in
+            if !overlays.isEmpty { state.overlays[clip.id] = overlays }
             if state.current?.kind == .content {
                 state.pendingNow.append(clip)
                 return true
@@ -312,9 +325,11 @@ final class PlayoutProgram: InputSequence, Sendable {
     }
 
     func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
+        try stages.overlays.prepareEntryOverlays(clip.overlays)
         try state.withLock { state throws(LivePushError) in
             try state.timeline.appendContent(clip)
             state.planned.content.append(clip)
+            if !clip.overlays.isEmpty { state.overlays[clip.id] = clip.overlays }
         }
         report(.timelineChanged)
         prepareNext()

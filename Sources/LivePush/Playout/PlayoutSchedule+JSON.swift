@@ -112,6 +112,7 @@ extension PlayoutSchedule {
     static let clipFields = [
         "id", "source", "in", "out",
         "title", "description", "category", "episode",
+        "overlays",
     ]
     /// The fields an ad may have besides a clip's.
     static let adFields = ["type", "at", "appendTo", "deleteAfterPlay"]
@@ -150,6 +151,7 @@ extension PlayoutSchedule {
                                        description: try text(object, "description", id, upTo: ProgrammeInfo.maxDescriptionLength),
                                        category: try text(object, "category", id, upTo: name),
                                        episode: try text(object, "episode", id, upTo: name))
+        if let overlays = object["overlays"] { clip.overlays = try Overlay.entryOverlays(overlays, entry: id, relativeTo: directory) }
         return clip
     }
 

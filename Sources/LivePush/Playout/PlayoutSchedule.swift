@@ -28,6 +28,9 @@ public struct PlayoutSchedule: Sendable, Equatable {
         public var outPoint: Double
         /// Title, description, category and episode, for the programme guide and the as-run log.
         public var programme = ProgrammeInfo()
+        /// Drawn over the clip while it plays, and only then (at most ``Overlay/maxPerEntry``);
+        /// JSON `"overlays": [{"id", "image" | "text" | "clock", "x", "y", ...}]`.
+        public var overlays: [Overlay] = []
 
         /// Creates a clip.
         public init(id: String, source: String, in inPoint: Double, out outPoint: Double) {

@@ -25,7 +25,7 @@ extension LivePusher {
         let channel = options.copy ? try VideoEncoderSettings(width: options.width, height: options.height,
                                                               frameRate: options.frameRate, options: options.media) : nil
         try start(InputAndStages(input: first, stages: stages, breaks: breaks), urls: pushURLs, sequence: program, channel: channel)
-        return PlayoutControl(program: program) { [weak self] command throws(LivePushError) in
+        return PlayoutControl(program: program, overlays: overlayStage) { [weak self] command throws(LivePushError) in
             guard let self else { throw LivePushError(.invalidState, "the channel has ended") }
             switch command {
             case .startBlackout(let duration): try startBlackout(for: duration)
@@ -40,9 +40,11 @@ extension LivePusher {
 public final class PlayoutControl: Sendable {
     private let program: PlayoutProgram
     private let blackout: @Sendable (EngineCommand) throws(LivePushError) -> Void
+    private let overlayStage: OverlayStage
 
-    init(program: PlayoutProgram, blackout: @escaping @Sendable (EngineCommand) throws(LivePushError) -> Void) {
+    init(program: PlayoutProgram, overlays: OverlayStage, blackout: @escaping @Sendable (EngineCommand) throws(LivePushError) -> Void) {
         self.program = program
+        self.overlayStage = overlays
         self.blackout = blackout
     }
 
@@ -73,6 +75,15 @@ public final class PlayoutControl: Sendable {
     public func appendContent(_ clip: PlayoutSchedule.Clip) throws(LivePushError) {
         try program.appendContent(clip)
     }
+
+    /// Changes the channel's live overlays, as ``LivePusher/changeOverlay(_:waitingUpTo:)`` does.
+    @discardableResult
+    public func changeOverlay(_ change: OverlayChange, waitingUpTo timeout: Duration = .seconds(2)) async throws(LivePushError) -> OverlayApplied? {
+        try await overlayStage.submit(change).wait(upTo: timeout)
+    }
+
+    /// The channel's live overlays (not the entry's).
+    public var overlays: [Overlay] { overlayStage.requested }
 
     /// The entry on air.
     public var currentEntry: PlayoutEntry? { program.snapshot.current }

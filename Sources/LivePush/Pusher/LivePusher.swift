@@ -32,6 +32,8 @@ public final class LivePusher: Sendable {
     /// Background music, effects and volumes; it outlives pushes (music started before `start`
     /// begins with it).
     let mixer = AudioMixer()
+    /// The live overlays (``changeOverlay(_:waitingUpTo:)``), drawn by every push of this pusher.
+    let overlayStage = OverlayStage()
     /// The opportunity and content resolvers the next push consults (SCTE-35 by default).
     public let resolvers = ResolverRegistry()
 
@@ -165,7 +167,7 @@ public final class LivePusher: Sendable {
     /// The next push's raw-frame stages, set up as the app asked. A filter that fails leaves
     /// the app's list too.
     func makeStages() -> FrameStages {
-        FrameStages(settings: stageSettings.withLock { $0 }, mixer: mixer, report: { [weak self] in self?.emit($0) },
+        FrameStages(settings: stageSettings.withLock { $0 }, mixer: mixer, overlays: overlayStage, report: { [weak self] in self?.emit($0) },
                     dropped: { [weak self] failed in self?.stageSettings.withLock { $0.filters.removeAll { ObjectIdentifier($0) == failed } } })
     }
 

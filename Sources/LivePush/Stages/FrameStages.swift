@@ -15,6 +15,10 @@ final class FrameStages: Sendable {
     /// since its players decode on threads of their own.
     let mixer: AudioMixer
     let figures = StageFigures()
+    /// The live overlays and the playout entry's, drawn after the filters (its own lock: the
+    /// app's and the control API's changes come from their threads). The pusher's: the live
+    /// overlays stay from one push to the next, like the filters.
+    let overlays: OverlayStage
     private let report: @Sendable (PushEvent) -> Void
 
     private struct State {
@@ -32,9 +36,10 @@ final class FrameStages: Sendable {
     /// Whether any filter runs over the pictures.
     var hasFilters: Bool { state.withLock { !$0.filters.isEmpty } }
 
-    init(settings: StageSettings, mixer: AudioMixer, report: @escaping @Sendable (PushEvent) -> Void,
-         dropped: @escaping @Sendable (ObjectIdentifier) -> Void = { _ in }) {
+    init(settings: StageSettings, mixer: AudioMixer, overlays: OverlayStage = OverlayStage(),
+         report: @escaping @Sendable (PushEvent) -> Void, dropped: @escaping @Sendable (ObjectIdentifier) -> Void = { _ in }) {
         self.mixer = mixer
+        self.overlays = overlays
         self.report = report
         var filters = FilterChain(report: report, dropped: dropped)
         filters.set(settings.filters)

@@ -91,6 +91,8 @@ final class VideoEncodeStage {
         picture.timestamp = packet.pts
         let filtered = !packet.isShownAsIs && stages.hasFilters
         if !packet.isShownAsIs { stages.process(&picture, frameRate: settings.frameRate) }
+        // After the filters, on every picture the push encodes (a slate too: a channel's logo stays).
+        stages.overlays.draw(on: &picture, frameRate: settings.frameRate)
         let encoder = try openEncoder()
         encoded.removeAll(keepingCapacity: true)
         try encoder.encode(picture, keyframe: keyframeOwed || packet.isKeyframe || keysSplice(at: packet), into: &encoded)
