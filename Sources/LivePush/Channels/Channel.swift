@@ -164,19 +164,8 @@ public final class Channel: Sendable {
 
     /// The running playout channel's controls (nil for a file channel, or when stopped).
     public var playout: PlayoutControl? { running.withLock { $0.playout } }
-
-    /// Changes the running channel's live overlays (``LivePusher/changeOverlay(_:waitingUpTo:)``).
-    /// Throws `invalidState` when the channel is not running: its overlays go with its push.
-    @discardableResult
-    public func changeOverlay(_ change: OverlayChange, waitingUpTo timeout: Duration = .seconds(2)) async throws(LivePushError) -> OverlayApplied? {
-        guard let pusher = running.withLock({ $0.pusher }) else {
-            throw LivePushError(.invalidState, "channel \"\(id)\" is not running")
-        }
-        return try await pusher.changeOverlay(change, waitingUpTo: timeout)
-    }
-
-    /// The running channel's live overlays (none when stopped).
-    public var overlays: [Overlay] { running.withLock { $0.pusher }?.overlays ?? [] }
+    /// The running push (nil when stopped), for the extensions that act on it.
+    var runningPusher: LivePusher? { running.withLock { $0.pusher } }
 
     /// Starts the channel's push and returns at once: the channel is `starting` until its open
     /// (on one of the opening workers the process shares) says `pushing` or `failed`, with its error.
