@@ -33,6 +33,9 @@ public struct ChannelSpec: Sendable, Equatable {
     public var autostart: Bool
     /// A live input's backup, fill and timeout (`"backup"`, `"inputLoss"`, `"inputTimeout"`).
     public var liveInput = LiveInputOptions()
+    /// Live loudness normalisation (`"loudness"`; ``MediaSourceOptions/loudness``); nil: the
+    /// sound is untouched.
+    public var loudness: LoudnessTarget?
 
     /// Creates a channel's specification.
     public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],

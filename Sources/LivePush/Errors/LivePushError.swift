@@ -154,6 +154,9 @@ extension LivePushError {
 
         /// The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed.
         case outputSettingsInvalid = 0x3003_0701
+        // LivePush: sound processing (0x300308xx)
+        /// The loudness settings are not valid (a target outside -70...-5 LUFS, or a true-peak ceiling outside -9...0 dBTP); nothing was pushed.
+        case loudnessSettingsInvalid = 0x3003_0801
 
         // Interactive mode: WHIP (WebRTC) outputs (0x30020Axx, beside the push range)
         /// The WHIP endpoint refused the bearer token (401 or 403): give a valid one.
@@ -248,6 +251,7 @@ extension LivePushError {
             case .tokenExpired: "The push token has expired: restart the push with a new URL or token."
             case .webrtcUnavailable: "A WHIP output needs GStreamer at run time and a library or plugin of it is missing: the detail names the file or element and the Debian package that provides it."
             case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
+            case .loudnessSettingsInvalid: "The loudness settings are not valid (a target outside -70...-5 LUFS, or a true-peak ceiling outside -9...0 dBTP); nothing was pushed."
             }
         }
     }
