@@ -4,21 +4,25 @@ import Foundation
 /// loudness, live: no pass over the whole programme is possible, so it follows the level it
 /// measures, with a fast attack and a quick but smooth release.
 ///
-/// - Level: the mean of the last second's 100 ms sub-blocks, in LUFS, less the loudest and the
-///   quietest fifth (a mean of decibels, so
-///   after a loud clip a quiet one is found within about a second rather than when the last
-///   loud sub-block has left an energy window), with silent and much quieter sub-blocks (a
-///   pause, below -60 LUFS or 20 LU under the level) left out, so pauses are not boosted.
+/// - Level: the last 600 ms of 100 ms sub-blocks, in LUFS, less the loudest and the quietest
+///   one, averaged (a mean of decibels: after a loud clip a quiet one is found within half a
+///   second, where an energy window would wait for the last loud sub-block to leave it; a
+///   sub-block with a click in it does not pull the level). Silent sub-blocks (under -60 LUFS)
+///   and those more than 30 LU under the level (a pause) are left out, unless the whole window
+///   is: then the programme has changed, and the level follows it.
 /// - Attack: the level is raised at once to the loudness of the last three frames (64 ms at
-///   48 kHz; the quietest of them) less 4 LU: a loud start or a step is brought most of the way
+///   48 kHz; the quietest of them) less 3 LU: a loud start or a step is brought most of the way
 ///   down within 64 ms, and a click shorter than a frame moves nothing (the true-peak limiter
 ///   after this catches it, and what a frame's ramp lets through). Before the first 100 ms the
 ///   level is the loudness so far.
-/// - Release (gain rising): towards the wanted gain with a 0.3 s time constant.
+/// - Release (gain rising): towards the wanted gain with a 0.15 s time constant.
 /// - Trim: from 5 s on, the output's integrated loudness is compared with the target and a
 ///   correction of at most ±6 dB follows it at 0.5 dB/s, so a bias of the level estimate on
 ///   real programme (speech, music) does not stay in the integrated result.
 /// - The gain stays within -40 and +24 dB: a near-silent source is not raised into noise.
+///
+/// The price of following a programme this closely is some of its loudness range: a live
+/// normaliser that must meet a target within seconds of a change behaves like a slow AGC.
 struct LoudnessGainController: Sendable {
     static let maxBoost = 24.0
     static let maxCut = -40.0
@@ -30,6 +34,8 @@ struct LoudnessGainController: Sendable {
     private(set) var trim = 0.0
     /// The loudness of the last three frames (nil: silent), newest last.
     private var recentFrames: [Double?] = []
+    /// The last steady level (LUFS), for the pause gate.
+    private var steady: Double?
 
     init(target: Double) {
         self.target = target
@@ -42,7 +48,7 @@ struct LoudnessGainController: Sendable {
                        outputIntegrated: Double?, sinceTrim: Double) -> Double {
         recentFrames.append(LoudnessMeter.lufs(framePower))
         if recentFrames.count > 3 { recentFrames.removeFirst() }
-        let level = Self.level(meter: meter, recentFrames: recentFrames)
+        let level = level(meter: meter)
         if let integrated = outputIntegrated {
             let step = 0.5 * sinceTrim
             trim = min(6, max(-6, trim + min(step, max(-step, target - integrated))))
@@ -53,28 +59,25 @@ struct LoudnessGainController: Sendable {
             gain = wanted
             return wanted
         }
-        let next = wanted <= current ? wanted : current + (wanted - current) * (1 - exp(-seconds / 0.3))
+        let next = wanted <= current ? wanted : current + (wanted - current) * (1 - exp(-seconds / 0.15))
         gain = next
         return next
     }
 
     /// The level the gain answers (LUFS), or nil while everything measured is silent.
-    static func level(meter: LoudnessMeter, recentFrames: [Double?]) -> Double? {
-        let fast = recentFrames.count == 3 && recentFrames.allSatisfy({ $0 != nil }) ? recentFrames.compactMap { $0 }.min().map { $0 - 4 } : nil
-        let soFar = meter.meanPowerSoFar(last: 4).flatMap(LoudnessMeter.lufs)
-        let blocks = meter.subBlockLoudness(last: 10).compactMap { $0 }.filter { $0 >= silence }
-        var steady: Double?
-        if let loudest = blocks.max() {
-            // Two passes: the sub-blocks within 20 LU of the loudest, then of their mean.
-            let near = blocks.filter { $0 >= loudest - 20 }
-            let mean = near.reduce(0, +) / Double(near.count)
-            // The middle of what is left: a sub-block with a click in it, or a sub-block of
-            // a pause, does not pull the level.
-            var kept = near.filter { $0 >= mean - 20 }.sorted()
-            if kept.count >= 5 { kept = Array(kept.dropFirst(kept.count / 5).dropLast(kept.count / 5)) }
-            steady = kept.reduce(0, +) / Double(kept.count)
+    private mutating func level(meter: LoudnessMeter) -> Double? {
+        let frames = recentFrames.compactMap { $0 }
+        let fast = recentFrames.count == 3 && frames.count == 3 ? frames.min().map { $0 - 3 } : nil
+        let blocks = meter.subBlockLoudness(last: 6).compactMap { $0 }.filter { $0 >= Self.silence }
+        guard !blocks.isEmpty else {
+            return steady == nil ? meter.meanPowerSoFar(last: 4).flatMap(LoudnessMeter.lufs) : nil
         }
-        guard let steady else { return soFar }
-        return [steady, fast].compactMap { $0 }.max()
+        var kept = blocks.filter { $0 >= (steady ?? -.infinity) - 30 }
+        if kept.isEmpty { kept = blocks }
+        kept.sort()
+        if kept.count >= 4 { kept = Array(kept.dropFirst().dropLast()) }
+        let level = kept.reduce(0, +) / Double(kept.count)
+        steady = level
+        return [level, fast].compactMap { $0 }.max()
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// decoded sound's true peak is up to about 1 dB over the coded input's on loud material), and
 /// the ceiling is a promise about what is received.
 struct LoudnessNormalizer: Sendable {
-    static let codecHeadroom = 1.0
+    static let codecHeadroom = 1.5
 
     let target: LoudnessTarget
     let sampleRate: Int
