@@ -10,11 +10,12 @@ import Foundation
 ///   sub-block with a click in it does not pull the level). Silent sub-blocks (under -60 LUFS)
 ///   and those more than 30 LU under the level (a pause) are left out, unless the whole window
 ///   is: then the programme has changed, and the level follows it.
-/// - Attack: the level is raised at once to the loudness of the last three frames (64 ms at
-///   48 kHz; the quietest of them) less 3 LU: a loud start or a step is brought most of the way
-///   down within 64 ms, and a click shorter than a frame moves nothing (the true-peak limiter
-///   after this catches it, and what a frame's ramp lets through). Before the first 100 ms the
-///   level is the loudness so far.
+/// - Attack: the level is raised at once to the loudness of the last two frames' quarters
+///   (5.3 ms each at 48 kHz; the third loudest of the eight) less 3 LU: a loud start or a step
+///   is brought most of the way down in the frame it comes in (the gain is applied to the frame
+///   before it, ``LoudnessNormalizer``, so the fade down ends where the step begins), and a
+///   click of up to two quarters moves nothing (the true-peak limiter catches it). Before the
+///   first 100 ms the level is the loudness so far.
 /// - Release (gain rising): towards the wanted gain with a 0.15 s time constant.
 /// - Trim: from 5 s on, the output's integrated loudness is compared with the target and a
 ///   correction of at most ±6 dB follows it at 0.5 dB/s, so a bias of the level estimate on
@@ -32,8 +33,8 @@ struct LoudnessGainController: Sendable {
     /// The gain decided for the last frame, dB; nil until sound other than silence came.
     private(set) var gain: Double?
     private(set) var trim = 0.0
-    /// The loudness of the last three frames (nil: silent), newest last.
-    private var recentFrames: [Double?] = []
+    /// The loudness of the last eight quarter frames (nil: silent), newest last.
+    private var recentParts: [Double?] = []
     /// The last steady level (LUFS), for the pause gate.
     private var steady: Double?
 
@@ -42,12 +43,12 @@ struct LoudnessGainController: Sendable {
     }
 
     /// The gain (dB) for a frame of `seconds`, from the input meter after it measured the
-    /// frame (`framePower`: the frame's mean K-weighted power) and, once a second from 5 s on,
+    /// frame (`partPowers`: the mean K-weighted power of its quarters) and, once a second from 5 s on,
     /// the output's integrated loudness so far (`sinceTrim`: seconds since the last one).
-    mutating func next(input meter: LoudnessMeter, framePower: Double, seconds: Double,
+    mutating func next(input meter: LoudnessMeter, partPowers: [Double], seconds: Double,
                        outputIntegrated: Double?, sinceTrim: Double) -> Double {
-        recentFrames.append(LoudnessMeter.lufs(framePower))
-        if recentFrames.count > 3 { recentFrames.removeFirst() }
+        recentParts.append(contentsOf: partPowers.map(LoudnessMeter.lufs))
+        if recentParts.count > 8 { recentParts.removeFirst(recentParts.count - 8) }
         let level = level(meter: meter)
         if let integrated = outputIntegrated {
             let step = 0.5 * sinceTrim
@@ -66,8 +67,8 @@ struct LoudnessGainController: Sendable {
 
     /// The level the gain answers (LUFS), or nil while everything measured is silent.
     private mutating func level(meter: LoudnessMeter) -> Double? {
-        let frames = recentFrames.compactMap { $0 }
-        let fast = recentFrames.count == 3 && frames.count == 3 ? frames.min().map { $0 - 3 } : nil
+        let parts = recentParts.compactMap { $0 }.sorted(by: >)
+        let fast = parts.count >= 3 ? parts[2] - 3 : nil
         let blocks = meter.subBlockLoudness(last: 6).compactMap { $0 }.filter { $0 >= Self.silence }
         guard !blocks.isEmpty else {
             return steady == nil ? meter.meanPowerSoFar(last: 4).flatMap(LoudnessMeter.lufs) : nil

@@ -41,15 +41,18 @@ struct LoudnessMeter: Sendable {
         power > 1e-20 ? -0.691 + 10 * log10(power) : nil
     }
 
-    /// Measures `count` samples of each plane; returns their mean K-weighted power (channels
-    /// added), what the gain controller's fastest term reads.
+    /// Measures `count` samples of each plane; returns the mean K-weighted power (channels
+    /// added) of each of `parts` equal parts of them, what the gain controller's fastest term
+    /// reads (a click lands in one part).
     @discardableResult
-    mutating func measure(_ planes: [UnsafeBufferPointer<Float>], count: Int) -> Double {
-        guard count > 0, planes.count == channels else { return 0 }
-        var total = 0.0
+    mutating func measure(_ planes: [UnsafeBufferPointer<Float>], count: Int, parts: Int = 1) -> [Double] {
+        guard count > 0, planes.count == channels, parts > 0 else { return [] }
+        var powers = [Double](repeating: 0, count: parts)
+        let partSize = max(1, (count + parts - 1) / parts)
         var start = 0
         while start < count {
-            let run = min(count - start, subBlockSize - partialCount)
+            // A run ends at a sub-block's end or a part's end, whichever is first.
+            let run = min(count - start, subBlockSize - partialCount, partSize - start % partSize)
             var power = 0.0
             for c in 0..<channels {
                 let plane = planes[c]
@@ -62,11 +65,15 @@ struct LoudnessMeter: Sendable {
             }
             partialPower += power
             partialCount += run
-            total += power
+            powers[min(parts - 1, start / partSize)] += power
             start += run
             if partialCount == subBlockSize { completeSubBlock() }
         }
-        return total / Double(count)
+        for p in 0..<parts {
+            let size = min(partSize, max(0, count - p * partSize))
+            powers[p] = size > 0 ? powers[p] / Double(size) : 0
+        }
+        return powers
     }
 
     private mutating func completeSubBlock() {

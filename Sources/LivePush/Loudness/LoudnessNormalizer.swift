@@ -1,15 +1,21 @@
 import Foundation
 
 /// The loudness stage's logic, on planar float frames: measures the input (``LoudnessMeter``),
-/// decides a gain (``LoudnessGainController``) ramped across each frame, holds the true peak
-/// under the ceiling (``TruePeakLimiter``, one frame of look-ahead), and measures what goes
-/// out (a second meter, and the true peak with its own interpolators).
+/// decides a gain (``LoudnessGainController``), holds the true peak under the ceiling
+/// (``TruePeakLimiter``), and measures what goes out (a second meter, and the true peak with
+/// its own interpolators).
 ///
-/// The limiter aims `codecHeadroom` under the ceiling asked for: AAC coding moves peaks (the
-/// decoded sound's true peak is up to about 1 dB over the coded input's on loud material), and
-/// the ceiling is a promise about what is received.
+/// Look-ahead: two frames (2048 samples: 42.7 ms at 48 kHz, 46.4 ms at 44.1 kHz). The gain
+/// decided on a frame is reached at that frame's start: it is ramped across the frame held
+/// before it, so a step up in the sound is met by a fade down that ends where it begins. Then
+/// the limiter holds that frame one more (its own look-ahead).
+///
+/// The limiter aims `codecHeadroom` (2 dB) under the ceiling asked for: AAC coding moves
+/// peaks, most where the limiter works hardest (a click on a raised quiet source came back from
+/// the decoder 1.4 dB over what went in, at 128 kbit/s), and the ceiling is a promise about
+/// what is received, as EBU R128 s1 asks of lossy delivery.
 struct LoudnessNormalizer: Sendable {
-    static let codecHeadroom = 1.5
+    static let codecHeadroom = 2.0
 
     let target: LoudnessTarget
     let sampleRate: Int
@@ -20,6 +26,8 @@ struct LoudnessNormalizer: Sendable {
     private var limiter: TruePeakLimiter
     private var outputPeaks: [TruePeakInterpolator]
     private var linearGain = 1.0
+    /// The frame that waits for the next one's gain (its ramp ends at that gain).
+    private var held: [[Float]]?
     private var maxTruePeak = 0.0
     /// The output's sub-blocks at the last trim.
     private var trimmedAt = 0
@@ -36,14 +44,12 @@ struct LoudnessNormalizer: Sendable {
         outputPeaks = (0..<channels).map { _ in TruePeakInterpolator() }
     }
 
-    /// Takes the next frame (planar, `channels` planes of equal length); returns the frame
-    /// before it, normalised (nil for the first: the limiter holds one frame).
+    /// Takes the next frame (planar, `channels` planes of equal length); returns the frame two
+    /// before it, normalised (nil for the first two: the look-ahead).
     mutating func process(_ frame: [[Float]]) -> [[Float]]? {
-        var frame = frame
         let count = frame.first?.count ?? 0
         guard count > 0, frame.count == channels else { return nil }
-        let power = frame.withUnsafeBufferPointers { input.measure($0, count: count) }
-        let seconds = Double(count) / Double(sampleRate)
+        let parts = frame.withUnsafeBufferPointers { input.measure($0, count: count, parts: 4) }
         // The output's integrated loudness for the trim: once a second (it walks the
         // histogram), from 5 s on (before, it is mostly the start's guess).
         var integrated: Double?
@@ -51,22 +57,38 @@ struct LoudnessNormalizer: Sendable {
             integrated = output.integrated
             trimmedAt = output.subBlocks
         }
-        let gainDB = controller.next(input: input, framePower: power, seconds: seconds, outputIntegrated: integrated, sinceTrim: 1)
+        let gainDB = controller.next(input: input, partPowers: parts, seconds: Double(count) / Double(sampleRate),
+                                     outputIntegrated: integrated, sinceTrim: 1)
         let wanted = pow(10, gainDB / 20)
-        // A ramp across the frame from the last gain: a gain step is a click.
-        let from = linearGain, step = (wanted - from) / Double(count)
+        defer { held = frame }
+        guard let previous = held else {
+            linearGain = wanted  // the first frame starts at its own gain
+            return nil
+        }
+        return limiter.process(ramp(previous, to: wanted)).map { measureOutput($0) }
+    }
+
+    /// The end: the frames still held (up to two), oldest first.
+    mutating func flush() -> [[[Float]]] {
+        var out: [[[Float]]] = []
+        if let previous = held, let limited = limiter.process(ramp(previous, to: linearGain)) { out.append(measureOutput(limited)) }
+        held = nil
+        if let last = limiter.flush() { out.append(measureOutput(last)) }
+        return out
+    }
+
+    /// `frame` with a gain ramped from the last one to `wanted` (a gain step is a click).
+    private mutating func ramp(_ frame: [[Float]], to wanted: Double) -> [[Float]] {
+        var frame = frame
+        let count = frame.first?.count ?? 0
+        let from = linearGain, step = (wanted - from) / Double(max(count, 1))
         for c in 0..<channels {
             frame[c].withUnsafeMutableBufferPointer { samples in
                 for i in 0..<count { samples[i] = Float(Double(samples[i]) * (from + step * Double(i + 1))) }
             }
         }
         linearGain = wanted
-        return limiter.process(frame).map { measureOutput($0) }
-    }
-
-    /// The end: the frame the limiter still holds.
-    mutating func flush() -> [[Float]]? {
-        limiter.flush().map { measureOutput($0) }
+        return frame
     }
 
     private mutating func measureOutput(_ frame: [[Float]]) -> [[Float]] {

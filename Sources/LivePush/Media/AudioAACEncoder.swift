@@ -14,7 +14,7 @@ final class AudioAACEncoder {
     private let mixer: AudioMixer?
     private let lease: AudioMixerLease?
     /// The loudness stage after the mixer (nil: the sound goes to the encoder as mixed). It
-    /// holds one frame, handed on with the next (see ``LoudnessStage``).
+    /// holds two frames, each handed on with the second after it (see ``LoudnessStage``).
     private let loudness: LoudnessStage?
     /// Next encoder input pts in samples (1/sampleRate); nil until the first samples arrive.
     var nextPts: Int64?
@@ -100,7 +100,7 @@ final class AudioAACEncoder {
         try encodeFullFrames(into: &out)
         let rest = buffered
         if rest > 0 { try encodeFrame(samples: rest, into: &out) }
-        if let (frame, pts) = try loudness?.flush() { try send(frame, pts: pts, into: &out) }
+        for (frame, pts) in try loudness?.flush() ?? [] { try send(frame, pts: pts, into: &out) }
         try encoder.send(nil)
         try drain(into: &out)
     }
@@ -118,7 +118,7 @@ final class AudioAACEncoder {
         try mixer?.process(&frame)
         nextPts = pts + Int64(size)
         if let loudness {
-            // The frame before this one, normalised: it keeps its own pts.
+            // The frame two before this one, normalised: it keeps its own pts.
             guard let (normalised, normalisedPts) = try loudness.process(frame, pts: pts) else { return }
             return try send(normalised, pts: normalisedPts, into: &out)
         }
