@@ -54,6 +54,26 @@ final class LoudnessTests: NginxTestCase {
     func testAStepFromQuietToLoud() async throws {
         let (measured, probe, _) = try await push(.step, stream: "step", fast: true)
         check(measured, probe, tolerance: 2, "step")
+        // 27 LU louder at 10 s: from 0.3 s after the step, the momentary loudness (400 ms) is
+        // within 4 LU of the target (a plain gain would have it 27 LU over).
+        let after = measured.momentary(from: 10.3, to: 12)
+        XCTAssertFalse(after.isEmpty)
+        XCTAssertLessThanOrEqual(after.max() ?? 0, -23 + 4, "\(after)")
+    }
+
+    /// Without `--loudness` the sound is untouched: the AAC that nginx recorded is the file's,
+    /// packet for packet.
+    func testWithoutTheFlagTheSoundIsCopiedBitForBit() async throws {
+        let file = try LoudnessTestMedia.make(.loud, in: dir, seconds: 3)
+        let result = try LivePushCLI.run(["push", file, server.url(stream: "plain"), "--fast"])
+        XCTAssertEqual(result.exitCode, 0, result.summary)
+        let recording = try await server.awaitRecording(stream: "plain")
+        func md5(_ path: String) throws -> String {
+            let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:a", "-c", "copy", "-f", "md5", "-"], timeout: 60)
+            XCTAssertTrue(result.succeeded, result.summary)
+            return result.stdoutString
+        }
+        XCTAssertEqual(try md5(recording), try md5(file))
     }
 
     /// Two clips 27 LU apart in a playout with `--loudness -16`: each clip's short-term loudness

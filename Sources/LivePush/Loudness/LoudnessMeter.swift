@@ -56,11 +56,13 @@ struct LoudnessMeter: Sendable {
             var power = 0.0
             for c in 0..<channels {
                 let plane = planes[c]
+                var filter = filters[c]  // a local copy: no uniqueness check per sample
                 var sum = 0.0
                 for i in start..<(start + run) {
-                    let y = filters[c](Double(plane[i]))
+                    let y = filter(Double(plane[i]))
                     sum += y * y
                 }
+                filters[c] = filter
                 power += sum
             }
             partialPower += power

@@ -29,6 +29,7 @@ struct LoudnessNormalizer: Sendable {
     /// The frame that waits for the next one's gain (its ramp ends at that gain).
     private var held: [[Float]]?
     private var maxTruePeak = 0.0
+    private var scratch: [Double] = []
     /// The output's sub-blocks at the last trim.
     private var trimmedAt = 0
 
@@ -95,7 +96,10 @@ struct LoudnessNormalizer: Sendable {
         let count = frame.first?.count ?? 0
         frame.withUnsafeBufferPointers { _ = output.measure($0, count: count) }
         for c in 0..<channels {
-            for x in frame[c] { maxTruePeak = max(maxTruePeak, abs(Double(x)), outputPeaks[c](Double(x))) }
+            frame[c].withUnsafeBufferPointer { plane in
+                outputPeaks[c].peaks(of: plane, into: &scratch)
+                for i in 0..<count { maxTruePeak = max(maxTruePeak, abs(Double(plane[i])), scratch[i]) }
+            }
         }
         return frame
     }

@@ -21,31 +21,50 @@ struct TruePeakInterpolator: Sendable {
          0.1373291015625, -0.0594482421875, 0.0332031250000, -0.0196533203125, 0.0109863281250, 0.0017089843750],
     ]
 
-    /// The last 12 input samples, twice over (a ring read without wrapping).
-    private var history = [Double](repeating: 0, count: 2 * taps)
-    private var position = 0
+    /// The phases' coefficients, flat (phase × taps), reversed in time within each phase so
+    /// that a phase is a dot product with the samples in their order.
+    private static let flat: [Double] = phases.flatMap { $0.reversed() }
+
+    /// The last 11 input samples, oldest first, then room for a block.
+    private var window = [Double](repeating: 0, count: taps - 1)
 
     init() {}
 
     /// Takes one sample; returns the largest magnitude of the four points it completes.
-    @inline(__always)
     mutating func callAsFunction(_ x: Double) -> Double {
-        position = position == 0 ? Self.taps - 1 : position - 1
-        history[position] = x
-        history[position + Self.taps] = x
-        var peak = 0.0
-        history.withUnsafeBufferPointer { h in
-            Self.phases.withUnsafeBufferPointer { phases in
-                for p in 0..<4 {
-                    var sum = 0.0
-                    phases[p].withUnsafeBufferPointer { c in
-                        // history[position + k] is x[n - k].
-                        for k in 0..<Self.taps { sum += c[k] * h[position + k] }
+        var out = [0.0]
+        [Float(x)].withUnsafeBufferPointer { peaks(of: $0, into: &out) }
+        return out[0]
+    }
+
+    /// Takes a block of samples; `out[i]` is the largest magnitude of the four points sample
+    /// `i` completes.
+    mutating func peaks(of samples: UnsafeBufferPointer<Float>, into out: inout [Double]) {
+        let n = samples.count
+        let history = Self.taps - 1
+        if out.count < n { out = [Double](repeating: 0, count: n) }
+        window.removeSubrange(history...)
+        window.reserveCapacity(history + n)
+        for x in samples { window.append(Double(x)) }
+        window.withUnsafeBufferPointer { w in
+            Self.flat.withUnsafeBufferPointer { c in
+                out.withUnsafeMutableBufferPointer { o in
+                    for i in 0..<n {
+                        // w[i ... i + 11]: the 12 samples up to sample i, oldest first.
+                        var peak = 0.0
+                        for p in 0..<4 {
+                            let base = p * Self.taps
+                            var sum = 0.0
+                            for k in 0..<Self.taps { sum += c[base + k] * w[i + k] }
+                            peak = max(peak, abs(sum))
+                        }
+                        o[i] = peak
                     }
-                    peak = max(peak, abs(sum))
                 }
             }
         }
-        return peak
+        // Keep the last 11 samples for the next block.
+        let keep = Array(window.suffix(history))
+        window.replaceSubrange(0..<window.count, with: keep)
     }
 }

@@ -25,6 +25,10 @@ struct TruePeakLimiter: Sendable {
     /// The last `attack` values of the window minimum before the held frame.
     private var minimaTail: [Double]
     private var gain = 1.0
+    /// Scratch: each sample's peaks (all channels), and one channel's interpolated peaks.
+    private var samplePeaks: [Double] = []
+    private var truePeaks: [Double] = []
+    private var channelPeaks: [Double] = []
     /// The lowest gain applied since the last call of ``takeLowestGain()``.
     private var lowest = 1.0
 
@@ -42,19 +46,25 @@ struct TruePeakLimiter: Sendable {
         let count = frame.first?.count ?? 0
         let heldCount = held?.first?.count ?? 0
         needed.append(contentsOf: repeatElement(1, count: count))
-        for i in 0..<count {
-            var samplePeak = 0.0, truePeak = 0.0
-            for c in 0..<channels {
-                let x = Double(frame[c][i])
-                samplePeak = max(samplePeak, abs(x))
-                truePeak = max(truePeak, interpolators[c](x))
+        if truePeaks.count < count { truePeaks = [Double](repeating: 0, count: count) }
+        if samplePeaks.count < count { samplePeaks = [Double](repeating: 0, count: count) }
+        for i in 0..<count { samplePeaks[i] = 0 }
+        for c in 0..<channels {
+            frame[c].withUnsafeBufferPointer { plane in
+                interpolators[c].peaks(of: plane, into: &channelPeaks)
+                for i in 0..<count {
+                    samplePeaks[i] = max(samplePeaks[i], abs(Double(plane[i])))
+                    truePeaks[i] = c == 0 ? channelPeaks[i] : max(truePeaks[i], channelPeaks[i])
+                }
             }
+        }
+        for i in 0..<count {
             let at = heldCount + i
-            if samplePeak > ceiling { needed[at] = min(needed[at], ceiling / samplePeak) }
-            if truePeak > ceiling {
+            if samplePeaks[i] > ceiling { needed[at] = min(needed[at], ceiling / samplePeaks[i]) }
+            if truePeaks[i] > ceiling {
                 // The interpolated points lie between `delay` and `delay - 1` samples back.
-                for back in [TruePeakInterpolator.delay - 1, TruePeakInterpolator.delay] where at - back >= 0 {
-                    needed[at - back] = min(needed[at - back], ceiling / truePeak)
+                for back in (TruePeakInterpolator.delay - 1)...TruePeakInterpolator.delay where at - back >= 0 {
+                    needed[at - back] = min(needed[at - back], ceiling / truePeaks[i])
                 }
             }
         }

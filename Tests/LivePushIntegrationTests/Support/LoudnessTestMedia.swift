@@ -53,10 +53,17 @@ enum LoudnessTestMedia {
         var truePeak: Double
         /// Short-term loudness every 100 ms: (time in seconds, LUFS).
         var shortTerm: [(time: Double, lufs: Double)]
+        /// Momentary loudness every 100 ms: (time in seconds, LUFS).
+        var momentary: [(time: Double, lufs: Double)]
 
         /// The short-term values between two times.
         func shortTerm(from: Double, to: Double) -> [Double] {
             shortTerm.filter { $0.time >= from && $0.time <= to }.map(\.lufs)
+        }
+
+        /// The momentary values between two times.
+        func momentary(from: Double, to: Double) -> [Double] {
+            momentary.filter { $0.time >= from && $0.time <= to }.map(\.lufs)
         }
     }
 
@@ -69,15 +76,17 @@ enum LoudnessTestMedia {
             guard let range = line.range(of: label) else { return nil }
             return Double(line[range.upperBound...].split(separator: " ").first ?? "")
         }
-        var shortTerm: [(Double, Double)] = []
+        var shortTerm: [(Double, Double)] = [], momentary: [(Double, Double)] = []
         for line in text.split(separator: "\n") where line.contains("t:") && line.contains(" S:") {
-            if let t = number(after: "t:", in: line), let s = number(after: " S:", in: line) { shortTerm.append((t, s)) }
+            guard let t = number(after: "t:", in: line) else { continue }
+            if let s = number(after: " S:", in: line) { shortTerm.append((t, s)) }
+            if let m = number(after: " M:", in: line) { momentary.append((t, m)) }
         }
         // The summary comes last: its "I:" and its true "Peak:".
         let summary = text.components(separatedBy: "Summary:").last ?? ""
         let lines = summary.split(separator: "\n")
         let integrated = try XCTUnwrap(lines.lazy.compactMap { number(after: "I:", in: $0) }.first, text)
         let peak = try XCTUnwrap(lines.lazy.compactMap { number(after: "Peak:", in: $0) }.first, text)
-        return Measurement(integrated: integrated, truePeak: peak, shortTerm: shortTerm)
+        return Measurement(integrated: integrated, truePeak: peak, shortTerm: shortTerm, momentary: momentary)
     }
 }
