@@ -18,7 +18,8 @@ import Foundation
 ///   first 100 ms the level is the loudness so far.
 /// - Release (gain rising): towards the wanted gain with a 0.15 s time constant.
 /// - Trim: from 5 s on, the output's integrated loudness is compared with the target and a
-///   correction of at most ±6 dB follows it at 0.5 dB/s, so a bias of the level estimate on
+///   correction of at most ±3 dB follows it at 0.1 dB/s (slow: it answers a bias, and the
+///   integrated loudness remembers every past deviation, so a fast trim overshoots), so a bias of the level estimate on
 ///   real programme (speech, music) does not stay in the integrated result.
 /// - The gain stays within -40 and +24 dB: a near-silent source is not raised into noise.
 ///
@@ -51,8 +52,8 @@ struct LoudnessGainController: Sendable {
         if recentParts.count > 8 { recentParts.removeFirst(recentParts.count - 8) }
         let level = level(meter: meter)
         if let integrated = outputIntegrated {
-            let step = 0.5 * sinceTrim
-            trim = min(6, max(-6, trim + min(step, max(-step, target - integrated))))
+            let step = 0.1 * sinceTrim
+            trim = min(3, max(-3, trim + min(step, max(-step, target - integrated))))
         }
         guard let level, level >= Self.silence else { return gain ?? 0 }
         let wanted = min(Self.maxBoost, max(Self.maxCut, target - level + trim))

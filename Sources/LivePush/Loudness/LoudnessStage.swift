@@ -47,6 +47,7 @@ final class LoudnessStage {
             out.append(try emit(samples, into: held.removeFirst()))
         }
         held.removeAll()
+        figures.set(normalizer.stats)
         return out
     }
 
