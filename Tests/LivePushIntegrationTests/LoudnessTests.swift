@@ -28,6 +28,11 @@ final class LoudnessTests: NginxTestCase {
         XCTAssertEqual(measured.integrated, -23, accuracy: tolerance, "\(what): integrated loudness at nginx")
         XCTAssertLessThanOrEqual(measured.truePeak, -1, "\(what): true peak at nginx")
         XCTAssertEqual(probe.videoPackets.count, Self.frames, "\(what): every picture kept")
+        // The look-ahead delays the sound's packets, never its timestamps: sound and pictures
+        // start and end together (within an AAC frame and a picture).
+        let audio = probe.audioPackets.compactMap(\.ptsTime), video = probe.videoPackets.compactMap(\.ptsTime)
+        XCTAssertEqual(audio.min() ?? -1, video.min() ?? 1, accuracy: 0.05, "\(what): starts")
+        XCTAssertEqual(audio.max() ?? -1, video.max() ?? 1, accuracy: 0.07, "\(what): ends")
     }
 
     /// About -35 LUFS with clicks, `--fast`: raised 12 LU, the clicks held under -1 dBTP.
