@@ -22,6 +22,8 @@ struct TruePeakLimiter: Sendable {
     /// needs (filled as the next frame is read: interpolated peaks land a few samples back).
     private var held: [[Float]]?
     private var needed: [Double] = []
+    /// Whether a frame went out (before it, ``minimaTail`` is the first samples' own).
+    private var started = false
     /// The last `attack` values of the window minimum before the held frame.
     private var minimaTail: [Double]
     private var gain = 1.0
@@ -90,6 +92,16 @@ struct TruePeakLimiter: Sendable {
 
     private mutating func apply(to out: inout [[Float]], count: Int) {
         // minima[k] for k in -attack ..< count: the least needed gain over [k, k + attack].
+        // Before the first frame there is no sound, but its window reaches into the first
+        // samples: a stream that starts over the ceiling is faded from its first sample.
+        if !started {
+            started = true
+            var least = 1.0
+            for k in 0..<attack {
+                least = min(least, k < needed.count ? needed[k] : 1)
+                minimaTail[k] = least
+            }
+        }
         var minima = minimaTail
         minima.reserveCapacity(attack + count)
         var window: [Int] = []  // indices into `needed`, increasing values (a monotonic queue)
