@@ -14,7 +14,8 @@ struct BGMOptions: ParsableArguments {
     @Flag(name: .customLong("bgm-loop"), help: "Play the background music in a loop.")
     var bgmLoop = false
 
-    @Option(name: .customLong("source-volume"), help: "Volume of the file's own audio, 0-100 (re-encodes the audio).")
+    // Unconditional: `--source-volume -5` is then refused for its range, not as "Missing value".
+    @Option(name: .customLong("source-volume"), parsing: .unconditional, help: "Volume of the file's own audio, 0-100 (re-encodes the audio).")
     var sourceVolume: Int?
 
     @Option(name: .customLong("bgm-timeout"), help: "Seconds an http(s) BGM may stall before bgmDownloadTimeout.")

@@ -124,6 +124,20 @@ final class ChannelMetrics: Sendable {
             counter("livepush_channel_input_switches_total", [id], "Switches between a live input's feed, backup and slate.", input.switches)
             counter("livepush_channel_input_filled_frames_total", [id], "Frame slots the live feed was late for (filled).", input.filledFrames)
         }
+        if let loudness = stats.loudness {
+            // A figure with nothing to measure yet (before 400 ms or 3 s, or silence) has no
+            // series: Prometheus has no -inf that every parser takes.
+            for (name, value, help) in [("momentary", loudness.momentary, "Momentary loudness (400 ms) of the sound sent, LUFS."),
+                                        ("short_term", loudness.shortTerm, "Short-term loudness (3 s) of the sound sent, LUFS."),
+                                        ("integrated", loudness.integrated, "Integrated loudness of the sound sent since the push started, LUFS.")] {
+                if let value { gauge("livepush_channel_loudness_\(name)_lufs", [id], help, value) }
+            }
+            if let peak = loudness.truePeak {
+                gauge("livepush_channel_true_peak_dbtp", [id], "The highest true peak of the sound sent since the push started, dBTP.", peak)
+            }
+            gauge("livepush_channel_loudness_target_lufs", [id], "The loudness the channel normalises to, LUFS.", loudness.target)
+            gauge("livepush_channel_loudness_gain_db", [id], "The gain the loudness stage applies now, dB.", loudness.gain)
+        }
         for (index, output) in Self.outputs(of: channel).enumerated() {  // labelled by position in the channel's list
             let labels = [id, ("output", String(index))]
             gauge("livepush_output_connected", labels, "1 while the output is connected.", output.connected ? 1 : 0)

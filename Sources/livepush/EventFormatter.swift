@@ -123,10 +123,20 @@ enum EventFormatter {
         if s.opusFramesEncoded > 0 {
             fields.append(("opusFramesEncoded", .int(Int64(s.opusFramesEncoded))))
         }
+        if let loudness = s.loudness {
+            fields.append(("loudness", json(loudness)))
+        }
         if s.recordedBytes > 0 {
             fields.append(("recording", .object([("bytes", .int(s.recordedBytes)), ("drops", .int(Int64(s.recordingDrops)))])))
         }
         return .object(fields)
+    }
+
+    /// LUFS and dB to 0.1 (what a meter shows); null where there is nothing to measure yet.
+    static func json(_ l: LoudnessStats) -> JSONValue {
+        func tenth(_ value: Double?) -> JSONValue { value.map { .double(($0 * 10).rounded() / 10) } ?? .null }
+        return .object([("target", tenth(l.target)), ("momentary", tenth(l.momentary)), ("shortTerm", tenth(l.shortTerm)),
+                        ("integrated", tenth(l.integrated)), ("truePeak", tenth(l.truePeak)), ("gain", tenth(l.gain))])
     }
 
     static func json(_ r: RenditionStats) -> JSONValue {

@@ -73,6 +73,9 @@ struct PlayoutCommand: AsyncParsableCommand {
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
 
+    @OptionGroup(title: "Loudness (re-encodes the audio)")
+    var loudness: LoudnessOptions
+
     @Option(name: .customLong("hls-token"), help: ArgumentHelp(
         "The bearer token of the HLS outputs that upload (https://…/NAME.m3u8), sent to that origin only, over https:// only; default: the LIVEPUSH_HLS_TOKEN environment variable. Never printed.",
         valueName: "TOKEN"))
@@ -137,6 +140,7 @@ struct PlayoutCommand: AsyncParsableCommand {
         cues.apply(to: &config)
         config.cuePreroll = .milliseconds(Int64(max(0, cuePreroll) * 1000))
         serverTrust.apply(to: &config)
+        loudness.apply(to: &config)
         config.hlsToken = hlsToken ?? ProcessInfo.processInfo.environment["LIVEPUSH_HLS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         var targets = urls
         var sink: EmbeddedReceiver?

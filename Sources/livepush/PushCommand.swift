@@ -92,6 +92,9 @@ struct PushCommand: AsyncParsableCommand {
     @OptionGroup(title: "Background music (re-encodes the audio)")
     var music: BGMOptions
 
+    @OptionGroup(title: "Loudness (re-encodes the audio)")
+    var loudness: LoudnessOptions
+
     @OptionGroup(title: "Server verification (rtmps://)")
     var serverTrust: ServerTrustOptions
 
@@ -173,6 +176,7 @@ struct PushCommand: AsyncParsableCommand {
         if let audioCodec { config.media.audioCodec = audioCodec }
         video.apply(to: &config)
         music.apply(to: &config)
+        loudness.apply(to: &config)
         liveInput.apply(to: &config)
         serverTrust.apply(to: &config)
         cues.apply(to: &config)

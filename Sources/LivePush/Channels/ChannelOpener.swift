@@ -38,6 +38,7 @@ enum ChannelOpener {
         config.outputVideoLadders = spec.outputVideoLadders
         if case .file(_, let loop) = spec.source { config.looping = loop }
         config.liveInput = spec.liveInput
+        config.media.loudness = spec.loudness
         return config
     }
 

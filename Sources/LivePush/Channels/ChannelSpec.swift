@@ -37,6 +37,9 @@ public struct ChannelSpec: Sendable, Equatable {
     public var epg: String?
     /// A playout channel's as-run log file (JSON lines, `"asRun"`), appended as items air.
     public var asRun: String?
+    /// Live loudness normalisation (`"loudness"`; ``MediaSourceOptions/loudness``); nil: the
+    /// sound is untouched.
+    public var loudness: LoudnessTarget?
 
     /// Creates a channel's specification.
     public init(id: String, source: Source, outputs: [String], outputVideo: [Int: VideoRendition] = [:],

@@ -124,7 +124,7 @@ extension ChannelSpec {
             throw refuse(name, "id", "is missing or not 1-64 characters of A-Z a-z 0-9 _ . -")
         }
         let known = ["id", "input", "playout", "loop", "outputs", "record", "alternate", "autostart", "backup", "inputLoss",
-                     "inputTimeout"]
+                     "inputTimeout", "loudness"]
             + ["epg", "asRun"]
         if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw refuse(id, unknown, "is not a channel field (\(known.joined(separator: ", ")))")
@@ -218,6 +218,7 @@ extension ChannelSpec {
         case .number(let seconds) where seconds > 0 && seconds <= 3600: liveInput.timeout = .milliseconds(Int64(seconds * 1000))
         default: throw refuse(id, "inputTimeout", "must be a number of seconds, more than 0 and at most 3600")
         }
+        loudness = try Self.loudness(object["loudness"], channel: id)
         switch object["autostart"] {
         case nil: autostart = true
         case .bool(let value): autostart = value
@@ -226,6 +227,33 @@ extension ChannelSpec {
         self.id = id
         // A recording goes beside the outputs, not instead of them.
         guard !outputs.isEmpty else { throw refuse(id, "outputs", "is missing or empty: give at least one rtmp:// URL") }
+    }
+
+    /// `"loudness"`: a target in LUFS (`-23`), or `{"target": -23, "truePeak": -1}`.
+    static func loudness(_ field: JSONField?, channel id: String) throws(LivePushError) -> LoudnessTarget? {
+        let refuse = ChannelsConfig.refuse
+        var target: Double, truePeak = -1.0
+        switch field {
+        case nil: return nil
+        case .number(let value): target = value
+        case .object(let fields):
+            if let unknown = fields.keys.sorted().first(where: { !["target", "truePeak"].contains($0) }) {
+                throw refuse(id, "loudness.\(unknown)", "is not a loudness field (target, truePeak)")
+            }
+            guard case .number(let value) = fields["target"] else { throw refuse(id, "loudness.target", "must be a number of LUFS") }
+            target = value
+            switch fields["truePeak"] {
+            case nil: break
+            case .number(let value): truePeak = value
+            default: throw refuse(id, "loudness.truePeak", "must be a number of dBTP")
+            }
+        default: throw refuse(id, "loudness", "must be a target in LUFS (-23) or {\"target\": -23, \"truePeak\": -1}")
+        }
+        do throws(LivePushError) {
+            return try LoudnessTarget(integrated: target, truePeak: truePeak)
+        } catch {
+            throw LivePushError(.loudnessSettingsInvalid, "channel \"\(id)\", field \"loudness\": \(error.detail ?? error.message)")
+        }
     }
 
     /// An output: an rtmp:// URL, or `{"url": URL, "video": {"size": "640x360", "bitrate": 800}}`

@@ -190,6 +190,7 @@ final class PushEngine: Sendable {
         }
         stats.opusFramesEncoded = opusFigures?.framesEncoded ?? 0
         stats.pipeline = stageFigures.stats
+        stats.loudness = stageFigures.loudness.stats
         stats.input = liveInputStats?()
         return stats
     }

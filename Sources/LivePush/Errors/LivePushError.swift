@@ -158,6 +158,9 @@ extension LivePushError {
 
         /// The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed.
         case outputSettingsInvalid = 0x3003_0701
+        // LivePush: sound processing (0x300308xx)
+        /// The loudness settings are not valid (a target outside -70...-5 LUFS, or a true-peak ceiling outside -9...0 dBTP); nothing was pushed.
+        case loudnessSettingsInvalid = 0x3003_0901
 
         // Live overlays (0x300308xx)
         /// The overlay is not valid (its id, text, image, position, size, opacity or fade is out of bounds, its id is taken, or the push has as many overlays as it may); nothing was changed.
@@ -265,6 +268,7 @@ extension LivePushError {
             case .overlayNotFound: "There is no overlay with this id on the push."
             case .fontUnavailable: "No font could be found or loaded for a text overlay (install fonts-dejavu-core, or fontconfig's configuration names none)."
             case .outputSettingsInvalid: "The per-output settings are not valid (no output with that id, or a video size or bitrate out of range); nothing was pushed."
+            case .loudnessSettingsInvalid: "The loudness settings are not valid (a target outside -70...-5 LUFS, or a true-peak ceiling outside -9...0 dBTP); nothing was pushed."
             }
         }
     }

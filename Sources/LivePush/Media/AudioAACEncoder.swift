@@ -13,6 +13,9 @@ final class AudioAACEncoder {
     private let fifo: OpaquePointer
     private let mixer: AudioMixer?
     private let lease: AudioMixerLease?
+    /// The loudness stage after the mixer (nil: the sound goes to the encoder as mixed). It
+    /// holds two frames, each handed on with the second after it (see ``LoudnessStage``).
+    private let loudness: LoudnessStage?
     /// Next encoder input pts in samples (1/sampleRate); nil until the first samples arrive.
     var nextPts: Int64?
     /// Each packet carries the mixed frame it was encoded from (``MediaPacket/sound``): the
@@ -23,7 +26,8 @@ final class AudioAACEncoder {
     private var mixedSound: Deque<(pts: Int64, sound: AudioFrame)> = []
 
     /// `mixer` nil: the track is encoded as it is (no BGM, no effects).
-    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?) throws(LivePushError) {
+    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?, loudness: LoudnessStage? = nil) throws(LivePushError) {
+        self.loudness = loudness
         self.format = format
         self.bitrate = bitrate
         guard let fifo = av_audio_fifo_alloc(AV_SAMPLE_FMT_FLTP, Int32(format.channels), 4096) else {
@@ -96,6 +100,7 @@ final class AudioAACEncoder {
         try encodeFullFrames(into: &out)
         let rest = buffered
         if rest > 0 { try encodeFrame(samples: rest, into: &out) }
+        for (frame, pts) in try loudness?.flush() ?? [] { try send(frame, pts: pts, into: &out) }
         try encoder.send(nil)
         try drain(into: &out)
     }
@@ -111,9 +116,18 @@ final class AudioAACEncoder {
         let raw = UnsafeMutableRawPointer(avFrame.pointee.extended_data!).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         _ = av_audio_fifo_read(fifo, raw, samples)  // the frame is silence beyond what was read
         try mixer?.process(&frame)
+        nextPts = pts + Int64(size)
+        if let loudness {
+            // The frame two before this one, normalised: it keeps its own pts.
+            guard let (normalised, normalisedPts) = try loudness.process(frame, pts: pts) else { return }
+            return try send(normalised, pts: normalisedPts, into: &out)
+        }
+        try send(frame, pts: pts, into: &out)
+    }
+
+    private func send(_ frame: AudioFrame, pts: Int64, into out: inout [MediaPacket]) throws(LivePushError) {
         if keepsMixedSound { mixedSound.append((pts, frame)) }
         frame.storage.frame.pointee.pts = pts
-        nextPts = pts + Int64(size)
         try encoder.send(frame.storage.frame)
         try drain(into: &out)
     }

@@ -52,6 +52,10 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// a video-only source a generated audio track. A push is also in mixing mode when music or
     /// effects are playing at `start`; set this to start music later in a push of copyable AAC.
     public var audioMixing = false
+    /// Normalise the programme's sound live to this loudness, under this true-peak ceiling
+    /// (``LoudnessTarget``), after the mixer; nil (the default): the sound is untouched. Set,
+    /// the sound is always decoded and encoded.
+    public var loudness: LoudnessTarget?
     /// Image pushed while paused (set by the pusher from ``PushConfig/pauseImage``).
     var pauseImage: String?
     /// Start here (µs of the file) instead of at the beginning: the demuxer seeks before it,
@@ -63,7 +67,7 @@ public struct MediaSourceOptions: Sendable, Equatable {
     /// Whether any option needs the video decoded and encoded even when it could be copied.
     var needsVideoEncoding: Bool { forceTranscode || encodeVideo || outputSize != nil || frameRate != nil || pauseImage != nil }
     /// Whether the audio must be re-encoded: silence under a pause image is encoded.
-    var needsAudioEncoding: Bool { forceTranscode || pauseImage != nil || audioMixing }
+    var needsAudioEncoding: Bool { forceTranscode || pauseImage != nil || audioMixing || loudness != nil }
 
     /// The video bitrate (bit/s) to encode a `width`×`height` picture at.
     func resolvedVideoBitrate(width: Int, height: Int) -> Int {

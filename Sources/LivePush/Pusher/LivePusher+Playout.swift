@@ -10,6 +10,10 @@ extension LivePusher {
                       urls: [String]) throws(LivePushError) -> PlayoutControl {
         try checkCanStart()
         let pushURLs = try Self.parse(urls)
+        var options = options
+        // The push's loudness stage normalises every entry: each must yield raw sound, copied
+        // AAC (copy mode) included.
+        if options.media.loudness == nil { options.media.loudness = config.media.loudness }
         let stages = makeStages()
         let program = try PlayoutProgram(schedule: schedule, options: options, stages: stages,
                                          cuePreroll: config.cuePreroll, wallClock: config.wallClock) { [weak self] event in

@@ -70,7 +70,8 @@ extension LivePusher {
         let bitrate = audio.yieldsRawSound && audio.bitrate > 0 ? audio.bitrate : mediaOptions.resolvedAudioBitrate(channels: channels)
         return try AudioEncodeStage(format: AudioFormat(sampleRate: rate, channels: channels), bitrate: bitrate,
                                     mixer: stages.mixer, main: audio.yieldsRawSound,
-                                    keepsMixedSound: urls.contains { outputNeeds($0).audio == .opus })
+                                    keepsMixedSound: urls.contains { outputNeeds($0).audio == .opus },
+                                    loudness: mediaOptions.loudness, figures: stages.figures.loudness)
     }
 
     /// What the outputs announce: a source that yields pictures or raw sound goes out as the

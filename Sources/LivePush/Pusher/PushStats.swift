@@ -61,6 +61,9 @@ public struct PushStats: Sendable, Equatable {
     /// With WHIP outputs: Opus frames (20 ms each) the one Opus encode after the clock made from
     /// the push's AAC, for all of them.
     public var opusFramesEncoded = 0
+    /// With ``MediaSourceOptions/loudness``: the loudness of the sound sent (momentary,
+    /// short-term, integrated, true peak) and the gain applied; nil without it.
+    public var loudness: LoudnessStats?
 
     /// Creates empty figures.
     public init() {}

@@ -35,6 +35,9 @@ final class AudioEncodeStage {
     /// follows copied sound of another configuration.
     let audioSpecificConfig: [UInt8]
     private let mixer: AudioMixer?
+    /// Live loudness normalisation after the mixer (nil: the sound is encoded as mixed). One
+    /// per push, across the encoders opened between inputs, so its meters cover the push.
+    private let loudness: LoudnessStage?
     /// Nil until raw sound comes (or from the start for a push whose input yields it), and
     /// again once copied sound follows: it holds the mixer's lease, so music can be started
     /// only while raw sound is on air (``LivePusher`` refuses it while the sound is copied).
@@ -57,13 +60,16 @@ final class AudioEncodeStage {
     /// `keepsMixedSound`: the coded packets carry the mixed frames they were made from
     /// (``MediaPacket/sound``), for the push's Opus encode (``OpusStage``): WHIP outputs hear
     /// the music too, and nothing decodes this AAC again.
-    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?, main: Bool, keepsMixedSound: Bool = false) throws(LivePushError) {
+    /// `loudness`: normalise the mixed sound to this target, measured into `figures`.
+    init(format: AudioFormat, bitrate: Int, mixer: AudioMixer?, main: Bool, keepsMixedSound: Bool = false,
+         loudness: LoudnessTarget? = nil, figures: LoudnessFigures? = nil) throws(LivePushError) {
         guard let config = AACLowComplexityConfig.audioSpecificConfig(sampleRate: format.sampleRate, channels: format.channels) else {
             throw LivePushError(.unsupportedCodec, "AAC at \(format)")
         }
         self.format = format
         self.bitrate = bitrate
         self.mixer = mixer
+        self.loudness = loudness.map { LoudnessStage(target: $0, format: format, figures: figures ?? LoudnessFigures()) }
         self.keepsMixedSound = keepsMixedSound
         encodesFromStart = main
         audioSpecificConfig = config
@@ -123,7 +129,7 @@ final class AudioEncodeStage {
     /// The encoder, opened once: it attaches the push's mixer for the push's life.
     private func openEncoder() throws(LivePushError) -> AudioAACEncoder {
         if let encoder { return encoder }
-        let opened = try AudioAACEncoder(format: format, bitrate: bitrate, mixer: mixer)
+        let opened = try AudioAACEncoder(format: format, bitrate: bitrate, mixer: mixer, loudness: loudness)
         opened.keepsMixedSound = keepsMixedSound
         encoder = opened
         return opened

@@ -5,6 +5,8 @@ import Synchronization
 final class StageFigures: Sendable {
     private let measured = Mutex(PipelineStats())
     private let encoding = Atomic<Bool>(false)
+    /// The loudness stage's figures (``PushStats/loudness``); nil stats: it does not normalise.
+    let loudness = LoudnessFigures()
 
     var stats: PipelineStats { measured.withLock { $0 } }
 
