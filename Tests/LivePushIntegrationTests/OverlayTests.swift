@@ -15,13 +15,7 @@ final class OverlayTests: NginxTestCase {
     private let logoAt = (x: 240, y: 160)
 
     private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.httpBody = body.map { Data($0.utf8) }
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+        try await ControlHTTP.json(url, method: method, body: body)
     }
 
     /// The text in frame `index` of `path` (the text's area, scaled up 3×), as tesseract reads it.

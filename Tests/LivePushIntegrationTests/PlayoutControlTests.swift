@@ -127,13 +127,7 @@ final class PlayoutControlTests: NginxTestCase {
 /// The CLI's control endpoint (`--control`): HTTP with JSON into a running channel.
 final class PlayoutControlEndpointTests: NginxTestCase {
     private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.httpBody = body.map { Data($0.utf8) }
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, json)
+        try await ControlHTTP.json(url, method: method, body: body)
     }
 
     func testScheduleNowSkipAndGarbageOverHTTP() async throws {

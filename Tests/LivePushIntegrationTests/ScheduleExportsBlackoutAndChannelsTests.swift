@@ -8,12 +8,7 @@ import XCTest
 /// The same paperwork for a blackout, and per channel in `livepush channels`.
 final class ScheduleExportsBlackoutAndChannelsTests: NginxTestCase {
     private func request(_ url: String, method: String = "GET", body: String? = nil) async throws -> (status: Int, text: String) {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.httpBody = body.map { Data($0.utf8) }
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+        try await ControlHTTP.text(url, method: method, body: body)
     }
 
     private static func url(of line: String?) throws -> String {

@@ -29,12 +29,7 @@ final class LoudnessNormalizerTests: XCTestCase {
     }
 
     private func truePeak(_ planes: [[Float]]) -> Double {
-        var peak = 0.0
-        for plane in planes {
-            var interpolator = TruePeakInterpolator()
-            for x in plane { peak = max(peak, abs(Double(x)), interpolator(Double(x))) }
-        }
-        return 20 * log10(peak)
+        LoudnessTestSignal.truePeak(planes)
     }
 
     private func integrated(_ planes: [[Float]], rate: Int = 48000) -> Double {

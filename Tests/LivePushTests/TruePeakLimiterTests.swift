@@ -25,12 +25,7 @@ final class TruePeakLimiterTests: XCTestCase {
     }
 
     private func truePeak(_ planes: [[Float]]) -> Double {
-        var peak = 0.0
-        for plane in planes {
-            var interpolator = TruePeakInterpolator()
-            for x in plane { peak = max(peak, abs(Double(x)), interpolator(Double(x))) }
-        }
-        return 20 * log10(peak)
+        LoudnessTestSignal.truePeak(planes)
     }
 
     /// A sine 6 dB over full scale at a quarter of the rate, sampled between its crests (its

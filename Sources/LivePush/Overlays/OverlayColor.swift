@@ -27,27 +27,12 @@ public struct OverlayColor: Sendable, Equatable {
     public init?(hex text: String) {
         let digits = Array(text.utf8)
         guard digits.first == UInt8(ascii: "#"), digits.count == 7 || digits.count == 9 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 1
-        while index < digits.count {
-            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
+        guard let bytes = HexDigits.bytes(Array(digits.dropFirst())) else { return nil }
         self.init(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes.count == 4 ? bytes[3] : 255)
     }
 
     /// `#RRGGBBAA`.
     public var hex: String {
         "#" + [red, green, blue, alpha].map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined().uppercased()
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
     }
 }

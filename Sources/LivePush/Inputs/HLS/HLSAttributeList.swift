@@ -57,23 +57,6 @@ enum HLSAttributeList {
         var digits = Array(text.utf8.dropFirst(2))
         guard !digits.isEmpty, digits.count <= 2 * maxBytes else { return nil }
         if digits.count % 2 == 1 { digits.insert(0x30, at: 0) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
+        return HexDigits.bytes(digits)
     }
 }
