@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc  // the math (log10, pow, exp, tan): full Foundation would link ICU, +6 MiB of RSS in every process
+#endif
 
 /// ITU-R BS.1770-4's K-weighting for one channel: the shelving pre-filter (head effects,
 /// +4 dB above ~1.7 kHz) then the RLB high-pass (~38 Hz). The coefficients are derived from

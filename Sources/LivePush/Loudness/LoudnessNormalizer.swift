@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc  // the math (log10, pow, exp, tan): full Foundation would link ICU, +6 MiB of RSS in every process
+#endif
 
 /// The loudness stage's logic, on planar float frames: measures the input (``LoudnessMeter``),
 /// decides a gain (``LoudnessGainController``), holds the true peak under the ceiling
