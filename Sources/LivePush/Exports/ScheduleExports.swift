@@ -32,6 +32,8 @@ package final class ScheduleExports: Sendable {
             return try ScheduleExports(channelID: spec.id, guidePath: spec.epg, asRunPath: spec.asRun, keeping: kept)
         } catch {
             failed(error)
+            // Either the guide was what failed and the log opens now, or the log's own error is
+            // the one just reported: a second report of it would say nothing new.
             let journal = (try? AsRunJournal(path: spec.asRun, keeping: kept)) ?? AsRunJournal(keeping: kept)
             return ScheduleExports(channelID: spec.id, guidePath: spec.epg, journal: journal)
         }

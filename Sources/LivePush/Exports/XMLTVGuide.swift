@@ -26,6 +26,8 @@ package enum XMLTVGuide {
 
     /// The programmes of `schedule` for a channel whose output time 0 is `start` (µs since 1970).
     package static func programmes(of schedule: PlayoutSchedule, from start: Int64) -> [Programme] {
+        // The planned schedule is the one the channel's own timeline was made from, its appended
+        // clips each accepted by that timeline, so this cannot fail; no programmes if it did.
         guard var timeline = try? PlayoutTimeline(schedule: schedule) else { return [] }
         var programmes: [Programme] = []
         var open: (programme: Programme, out: Double)?
